@@ -1,0 +1,114 @@
+//! The one error type of the crate.
+//!
+//! Every failure is an [`Error`] with a stable [`Error::code`]; the JavaScript
+//! boundary turns it into a `ContentRepoError` carrying the same code.
+
+/// Everything that can go wrong, with the data a caller needs to react.
+///
+/// Messages never contain the API key.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Error {
+    /// An argument is out of range or malformed (base URL, repository, id,
+    /// limit, offset, locale, tags, filters, ...).
+    #[error("{message}")]
+    InvalidArgument {
+        /// What was wrong and what was expected.
+        message: String,
+    },
+    /// A sort key or direction is invalid.
+    #[error("{message}")]
+    InvalidSort {
+        /// What was wrong, with a hint where one helps.
+        message: String,
+    },
+    /// A field selection does not follow the grammar.
+    #[error("invalid selection: expected {expected} at {position}, found {found}")]
+    InvalidSelection {
+        /// What could have continued a valid selection there.
+        expected: String,
+        /// What was found instead.
+        found: String,
+        /// 0-based index, in UTF-16 code units, of the first character that
+        /// cannot continue a valid selection (the input's length at its end).
+        position: usize,
+    },
+    /// The service answered with a status outside 2xx.
+    #[error("HTTP {status}{}", message.as_ref().map(|m| format!(": {m}")).unwrap_or_default())]
+    Http {
+        /// The HTTP status code.
+        status: u16,
+        /// The service's own message, when its body had one.
+        message: Option<String>,
+    },
+    /// The request could not be sent or its response could not be read.
+    #[error("network error: {message}")]
+    Network {
+        /// A description of the failure.
+        message: String,
+    },
+    /// The request took longer than the configured timeout.
+    #[error("request timed out after {ms} ms")]
+    Timeout {
+        /// The timeout that elapsed, in milliseconds.
+        ms: u64,
+    },
+    /// The caller aborted the request.
+    #[error("request aborted")]
+    Aborted,
+    /// The body is not the JSON that was expected.
+    #[error("{message} (body starts with {excerpt:?})")]
+    Decode {
+        /// What was wrong.
+        message: String,
+        /// A short excerpt of the body.
+        excerpt: String,
+    },
+    /// Offline, and the cache cannot answer the query.
+    #[error("{message}")]
+    NotCached {
+        /// Why the cache cannot answer.
+        message: String,
+    },
+}
+
+impl Error {
+    /// The stable code of this error, as JavaScript sees it in `error.code`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Error::InvalidArgument { .. } => "invalid_argument",
+            Error::InvalidSort { .. } => "invalid_sort",
+            Error::InvalidSelection { .. } => "invalid_selection",
+            Error::Http { .. } => "http",
+            Error::Network { .. } => "network",
+            Error::Timeout { .. } => "timeout",
+            Error::Aborted => "aborted",
+            Error::Decode { .. } => "decode",
+            Error::NotCached { .. } => "not_cached",
+        }
+    }
+
+    /// Shorthand for [`Error::InvalidArgument`].
+    pub fn invalid_argument(message: impl Into<String>) -> Self {
+        Error::InvalidArgument {
+            message: message.into(),
+        }
+    }
+
+    /// Shorthand for [`Error::InvalidSort`].
+    pub fn invalid_sort(message: impl Into<String>) -> Self {
+        Error::InvalidSort {
+            message: message.into(),
+        }
+    }
+
+    /// The position of a selection error, if this is one.
+    pub fn position(&self) -> Option<usize> {
+        match self {
+            Error::InvalidSelection { position, .. } => Some(*position),
+            _ => None,
+        }
+    }
+}
+
+/// The crate's result type.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,89 @@
+//! The request plan as Rust data: where a request goes and with which
+//! headers. Only the wasm boundary turns it into a `fetch` call.
+
+use std::fmt;
+
+use crate::error::{Error, Result};
+use crate::query::url::{build_url, check_segment, normalize_base_url, Endpoint};
+use crate::query::Query;
+
+/// The settings of a client, validated.
+///
+/// `Debug` never shows the API key.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ClientConfig {
+    base_url: String,
+    repository: String,
+    api_key: String,
+    auth_scheme: String,
+}
+
+impl fmt::Debug for ClientConfig {
+    fn fmt(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        out.debug_struct("ClientConfig")
+            .field("base_url", &self.base_url)
+            .field("repository", &self.repository)
+            .field("api_key", &"<redacted>")
+            .field("auth_scheme", &self.auth_scheme)
+            .finish()
+    }
+}
+
+/// Checks an API key or a scheme prefix for control characters (CR and LF
+/// would allow header injection). The value itself is never quoted.
+fn check_header_text(text: &str, what: &str) -> Result<()> {
+    if text.chars().any(char::is_control) {
+        return Err(Error::invalid_argument(format!(
+            "{what} must not contain control characters"
+        )));
+    }
+    Ok(())
+}
+
+impl ClientConfig {
+    /// Validates the settings: an absolute `http:`/`https:` base URL, a
+    /// repository that is one path segment, a non-empty API key without
+    /// control characters, and an optional scheme prefix such as `Bearer `.
+    pub fn new(
+        base_url: &str,
+        repository: &str,
+        api_key: &str,
+        auth_scheme: Option<&str>,
+    ) -> Result<ClientConfig> {
+        let base_url = normalize_base_url(base_url)?;
+        check_segment(repository, "repository")?;
+        if api_key.is_empty() {
+            return Err(Error::invalid_argument("apiKey must not be empty"));
+        }
+        check_header_text(api_key, "apiKey")?;
+        let auth_scheme = auth_scheme.unwrap_or_default();
+        check_header_text(auth_scheme, "authScheme")?;
+        Ok(ClientConfig {
+            base_url,
+            repository: repository.to_owned(),
+            api_key: api_key.to_owned(),
+            auth_scheme: auth_scheme.to_owned(),
+        })
+    }
+
+    /// The base URL, without trailing `/`.
+    pub fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
+    /// The repository name.
+    pub fn repository(&self) -> &str {
+        &self.repository
+    }
+
+    /// The full URL of `endpoint` with `query`; the key is never in it.
+    pub fn url(&self, endpoint: &Endpoint, query: Option<&Query>) -> Result<String> {
+        endpoint.check()?;
+        Ok(build_url(&self.base_url, &self.repository, endpoint, query))
+    }
+
+    /// The value of the `Authorization` header: the scheme prefix, then the key.
+    pub fn authorization(&self) -> String {
+        format!("{}{}", self.auth_scheme, self.api_key)
+    }
+}

@@ -1,0 +1,38 @@
+//! # content-repo
+//!
+//! The client SDK for a headless CMS's **Content Repository Read API**:
+//! typed request URLs with sorting and field selection validated before
+//! anything is sent, `fetch` calls with the `Authorization` header, and the
+//! same sorting and field selection re-applied to cached documents.
+//!
+//! The core is plain Rust on `serde_json` values and runs natively; the
+//! `wasm` module (built for `wasm32` only) is the JavaScript boundary.
+//!
+//! ```
+//! use content_repo::{ClientConfig, Direction, Endpoint, Query};
+//!
+//! let client = ClientConfig::new("https://cms.example.com/", "demo", "secret", None)?;
+//! let mut query = Query::new();
+//! query.sort("fields.title", Direction::Asc)?.fields("title")?.limit(10)?;
+//! let url = client.url(&Endpoint::Collection("blog posts".into()), Some(&query))?;
+//! assert_eq!(
+//!     url,
+//!     "https://cms.example.com/v1/demo/collections/blog%20posts\
+//!      ?sorting%5Bfields.title%5D=ASC&fields=fields%2Ftitle%2Cmeta&limit=10"
+//! );
+//! # Ok::<(), content_repo::Error>(())
+//! ```
+#![deny(missing_docs)]
+
+pub mod error;
+pub mod http;
+pub mod query;
+#[cfg(target_arch = "wasm32")]
+pub mod wasm;
+
+pub use error::{Error, Result};
+pub use http::ClientConfig;
+pub use query::selection::{Node, Parts, Selection};
+pub use query::sort::{Direction, FieldKey, Scope, Sort};
+pub use query::url::Endpoint;
+pub use query::{Filter, IncludeField, Includes, Join, Query};

@@ -1,0 +1,180 @@
+//! Field selection: the `fields` parameter as a typed tree.
+//!
+//! [`Selection::parse`] reads the grammar of SPEC.md section 3 and gives the
+//! document-level meaning (scopes, shorthand, the `meta` rule, merging);
+//! [`Selection`]'s `Display` is the canonical explicit form that is sent.
+//!
+//! ```
+//! use content_repo::Selection;
+//!
+//! let selection = Selection::parse("title, author/name").unwrap();
+//! assert_eq!(selection.to_string(), "fields(author/name,title),meta");
+//!
+//! let error = Selection::parse("a(b").unwrap_err();
+//! assert_eq!(error.position(), Some(3));
+//! ```
+
+mod lex;
+mod parse;
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use crate::error::Result;
+
+/// The deepest level a selection may reach in a document; the scope
+/// (`fields`, `meta`, `includes`) is level 1, so `title` (`fields/title`) is
+/// at level 2.
+pub const MAX_DEPTH: usize = 32;
+
+/// A node of a selection tree. A node without children selects the whole
+/// value; otherwise each child selects the key of its name (`*` every key).
+///
+/// Children are kept in code-point order of their names, which is the order
+/// of the canonical form.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct Node {
+    children: BTreeMap<String, Node>,
+}
+
+impl Node {
+    /// A node that selects the whole value.
+    pub fn leaf() -> Self {
+        Node::default()
+    }
+
+    /// Whether this node selects the whole value.
+    pub fn is_leaf(&self) -> bool {
+        self.children.is_empty()
+    }
+
+    /// The children, by name in code-point order (`*` is a name too).
+    pub fn children(&self) -> &BTreeMap<String, Node> {
+        &self.children
+    }
+
+    /// Adds `node` under `name`, merging with what is there (union).
+    pub fn insert(&mut self, name: String, node: Node) {
+        match self.children.get_mut(&name) {
+            Some(existing) => existing.merge(node),
+            None => {
+                self.children.insert(name, node);
+            }
+        }
+        self.absorb();
+    }
+
+    /// Merges `other` into `self`: the union of both selections. A leaf
+    /// absorbs any sub-selection of the same value.
+    pub fn merge(&mut self, other: Node) {
+        if self.is_leaf() {
+            return;
+        }
+        if other.is_leaf() {
+            self.children.clear();
+            return;
+        }
+        for (name, node) in other.children {
+            self.insert(name, node);
+        }
+    }
+
+    /// A `*` that selects every key whole makes its siblings redundant.
+    fn absorb(&mut self) {
+        if self.children.len() > 1 && self.children.get("*").is_some_and(Node::is_leaf) {
+            self.children.retain(|name, _| name == "*");
+        }
+    }
+
+    /// The depth of the tree below this node (a leaf is 0).
+    pub fn depth(&self) -> usize {
+        self.children
+            .values()
+            .map(|child| child.depth() + 1)
+            .max()
+            .unwrap_or(0)
+    }
+
+    fn write_item(&self, name: &str, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        out.write_str(name)?;
+        match self.children.len() {
+            0 => Ok(()),
+            1 => {
+                out.write_str("/")?;
+                self.write_children(out)
+            }
+            _ => {
+                out.write_str("(")?;
+                self.write_children(out)?;
+                out.write_str(")")
+            }
+        }
+    }
+
+    fn write_children(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (index, (name, child)) in self.children.iter().enumerate() {
+            if index > 0 {
+                out.write_str(",")?;
+            }
+            child.write_item(name, out)?;
+        }
+        Ok(())
+    }
+}
+
+/// The scoped parts of a selection that is not `*`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct Parts {
+    /// What is returned of `fields`; `None`: no `fields` at all.
+    pub fields: Option<Node>,
+    /// What is returned of the list's `includes`; `None`: all of it.
+    pub includes: Option<Node>,
+    /// What is returned of `meta` (a leaf when meta stays whole).
+    pub meta: Node,
+}
+
+/// A parsed field selection with its document-level meaning.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Selection {
+    /// A bare top-level `*`: the whole document.
+    All,
+    /// Scopes selected item by item.
+    Parts(Parts),
+}
+
+impl Selection {
+    /// Parses a selection, giving a positioned
+    /// [`Error::InvalidSelection`](crate::Error::InvalidSelection) for
+    /// anything outside the grammar.
+    pub fn parse(text: &str) -> Result<Selection> {
+        parse::parse(text)
+    }
+}
+
+impl fmt::Display for Selection {
+    /// The canonical explicit form: scopes spelled out, shorthand expanded,
+    /// duplicates merged, `meta` always written, siblings in code-point order.
+    fn fmt(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let parts = match self {
+            Selection::All => return out.write_str("*"),
+            Selection::Parts(parts) => parts,
+        };
+        if let Some(fields) = &parts.fields {
+            fields.write_item("fields", out)?;
+            out.write_str(",")?;
+        }
+        if let Some(includes) = &parts.includes {
+            includes.write_item("includes", out)?;
+            out.write_str(",")?;
+        }
+        parts.meta.write_item("meta", out)
+    }
+}
+
+impl std::str::FromStr for Selection {
+    type Err = crate::Error;
+
+    fn from_str(text: &str) -> Result<Self> {
+        Selection::parse(text)
+    }
+}

@@ -1,0 +1,145 @@
+//! Endpoints and the request URL `{baseUrl}/v1/{repository}/{endpoint}?{query}`.
+
+use crate::error::{Error, Result};
+use crate::query::encode::encode_uri_component;
+use crate::query::Query;
+
+/// Checks one path segment: non-empty, not `.` or `..`.
+pub fn check_segment<'a>(segment: &'a str, what: &str) -> Result<&'a str> {
+    match segment {
+        "" => Err(Error::invalid_argument(format!("{what} must not be empty"))),
+        "." | ".." => Err(Error::invalid_argument(format!(
+            "{what} must not be {segment:?}"
+        ))),
+        _ => Ok(segment),
+    }
+}
+
+/// An endpoint of a repository.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Endpoint {
+    /// `/v1/{repo}`: the repository info.
+    Repository,
+    /// `/v1/{repo}/documents`: all documents (a list).
+    Documents,
+    /// `/v1/{repo}/documents/{id}`: one document.
+    Document(String),
+    /// `/v1/{repo}/collections/{apiId}`: a collection (a list).
+    Collection(String),
+    /// `/v1/{repo}/alias/{apiId}`: the document behind an alias.
+    Alias(String),
+    /// `/v1/{repo}/assets/{id}`: one asset.
+    Asset(String),
+    /// Any other endpoint, as segments (a raw string split on `/`).
+    Raw(Vec<String>),
+}
+
+impl Endpoint {
+    /// Parses a raw endpoint string: split on `/`, each segment checked and
+    /// later encoded. A leading `/` is ignored; `""` is the repository info.
+    pub fn raw(text: &str) -> Result<Endpoint> {
+        let text = text.strip_prefix('/').unwrap_or(text);
+        if text.is_empty() {
+            return Ok(Endpoint::Repository);
+        }
+        let segments = text
+            .split('/')
+            .map(|segment| check_segment(segment, "an endpoint segment").map(str::to_owned))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Endpoint::Raw(segments))
+    }
+
+    /// Validates the id of a typed endpoint.
+    pub fn check(&self) -> Result<()> {
+        match self {
+            Endpoint::Document(id) => check_segment(id, "a document id").map(drop),
+            Endpoint::Asset(id) => check_segment(id, "an asset id").map(drop),
+            Endpoint::Collection(api_id) => {
+                check_segment(api_id, "a collection api id").map(drop)
+            }
+            Endpoint::Alias(api_id) => check_segment(api_id, "an alias api id").map(drop),
+            Endpoint::Raw(segments) => segments
+                .iter()
+                .try_for_each(|segment| check_segment(segment, "an endpoint segment").map(drop)),
+            Endpoint::Repository | Endpoint::Documents => Ok(()),
+        }
+    }
+
+    /// The path segments after the repository, not encoded.
+    pub fn segments(&self) -> Vec<&str> {
+        match self {
+            Endpoint::Repository => Vec::new(),
+            Endpoint::Documents => vec!["documents"],
+            Endpoint::Document(id) => vec!["documents", id],
+            Endpoint::Collection(api_id) => vec!["collections", api_id],
+            Endpoint::Alias(api_id) => vec!["alias", api_id],
+            Endpoint::Asset(id) => vec!["assets", id],
+            Endpoint::Raw(segments) => segments.iter().map(String::as_str).collect(),
+        }
+    }
+
+    /// Whether the endpoint answers with a list envelope.
+    pub fn is_list(&self) -> bool {
+        match self {
+            Endpoint::Documents | Endpoint::Collection(_) => true,
+            Endpoint::Raw(segments) => {
+                matches!(segments.as_slice(), [one] if one == "documents")
+                    || matches!(segments.as_slice(), [first, _] if first == "collections")
+            }
+            _ => false,
+        }
+    }
+}
+
+/// Validates a base URL: absolute `http:` or `https:`, a host, no query or
+/// fragment; trailing `/` are dropped.
+pub fn normalize_base_url(base_url: &str) -> Result<String> {
+    let invalid = |why: &str| {
+        Error::invalid_argument(format!(
+            "invalid baseUrl {base_url:?}: {why} (expected an absolute http: or https: URL such as \"https://api.example.com\")"
+        ))
+    };
+    let lower = base_url.get(..8).unwrap_or(base_url).to_ascii_lowercase();
+    let rest = if lower.starts_with("https://") {
+        &base_url[8..]
+    } else if lower.starts_with("http://") {
+        &base_url[7..]
+    } else {
+        return Err(invalid("the scheme must be http: or https:"));
+    };
+    if base_url
+        .chars()
+        .any(|c| c.is_control() || c.is_whitespace())
+    {
+        return Err(invalid("it contains spaces or control characters"));
+    }
+    if base_url.contains(['?', '#']) {
+        return Err(invalid("it must not have a query or fragment"));
+    }
+    let host = rest.split('/').next().unwrap_or_default();
+    let host = host.rsplit('@').next().unwrap_or_default();
+    if host.is_empty() || host.starts_with(':') {
+        return Err(invalid("it has no host"));
+    }
+    let scheme_len = base_url.len() - rest.len();
+    let scheme = base_url[..scheme_len].to_ascii_lowercase();
+    Ok(format!("{scheme}{}", rest.trim_end_matches('/')))
+}
+
+/// Builds `{base}/v1/{repository}/{endpoint}?{query}`; `base` must come from
+/// [`normalize_base_url`] and `repository` be checked.
+pub fn build_url(base: &str, repository: &str, endpoint: &Endpoint, query: Option<&Query>) -> String {
+    let mut url = format!("{base}/v1/{}", encode_uri_component(repository));
+    for segment in endpoint.segments() {
+        url.push('/');
+        url.push_str(&encode_uri_component(segment));
+    }
+    if let Some(query) = query {
+        let text = query.to_string();
+        if !text.is_empty() {
+            url.push('?');
+            url.push_str(&text);
+        }
+    }
+    url
+}

@@ -1,0 +1,73 @@
+//! Turning [`Error`] into a thrown `ContentRepoError`.
+
+use js_sys::{Object, Reflect};
+use wasm_bindgen::prelude::*;
+
+use crate::error::Error;
+
+#[wasm_bindgen(module = "/src/js/error.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = makeError)]
+    fn make_error(code: &str, message: &str, details: &JsValue) -> JsValue;
+}
+
+#[wasm_bindgen(typescript_custom_section)]
+const ERROR_TS: &'static str = r#"
+/** The stable code of a {@link ContentRepoError}. */
+export type ErrorCode =
+  | "invalid_argument"
+  | "invalid_sort"
+  | "invalid_selection"
+  | "http"
+  | "network"
+  | "timeout"
+  | "aborted"
+  | "decode"
+  | "not_cached";
+
+/**
+ * Every failure of the SDK: a real `Error` with a stable `code`. Messages
+ * never contain the API key.
+ */
+export class ContentRepoError extends Error {
+  readonly name: "ContentRepoError";
+  /** What went wrong, stable across versions. */
+  readonly code: ErrorCode;
+  /** `invalid_selection`: 0-based UTF-16 index of the first character that cannot continue the selection. */
+  readonly position?: number;
+  /** `invalid_selection`: what could have continued the selection there. */
+  readonly expected?: string;
+  /** `http`: the response status. */
+  readonly status?: number;
+  /** `decode`: the start of the body that could not be read. */
+  readonly excerpt?: string;
+}
+"#;
+
+fn set(details: &Object, key: &str, value: JsValue) {
+    // Setting a property on a fresh plain object cannot fail.
+    let _ = Reflect::set(details, &JsValue::from_str(key), &value);
+}
+
+/// The `ContentRepoError` for `error`.
+pub fn to_js_error(error: Error) -> JsValue {
+    let details = Object::new();
+    match &error {
+        Error::InvalidSelection {
+            position, expected, ..
+        } => {
+            set(&details, "position", JsValue::from(*position as u32));
+            set(&details, "expected", JsValue::from_str(expected));
+        }
+        Error::Http { status, .. } => set(&details, "status", JsValue::from(*status)),
+        Error::Decode { excerpt, .. } => set(&details, "excerpt", JsValue::from_str(excerpt)),
+        _ => {}
+    }
+    make_error(error.code(), &error.to_string(), &details)
+}
+
+impl From<Error> for JsValue {
+    fn from(error: Error) -> JsValue {
+        to_js_error(error)
+    }
+}
