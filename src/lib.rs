@@ -26,7 +26,9 @@
 
 pub mod error;
 pub mod http;
+pub mod local;
 pub mod query;
+pub mod store;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
 

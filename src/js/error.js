@@ -22,3 +22,7 @@ export class ContentRepoError extends Error {
 export function makeError(code, message, details) {
   return new ContentRepoError(code, message, details);
 }
+
+export function isContentRepoError(value) {
+  return value instanceof ContentRepoError;
+}

@@ -472,7 +472,11 @@ impl Query {
             let name = if index == 0 {
                 format!("filters[{index}]{}", filter.target())
             } else {
-                format!("filters[{index}][{}]{}", filter.join.as_str(), filter.target())
+                format!(
+                    "filters[{index}][{}]{}",
+                    filter.join.as_str(),
+                    filter.target()
+                )
             };
             pairs.push((name, filter.value.clone()));
         }
@@ -613,7 +617,9 @@ impl fmt::Display for Query {
     fn fmt(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
         let pairs = self.pairs();
         out.write_str(&encode::form_join(
-            pairs.iter().map(|(name, value)| (name.as_str(), value.as_str())),
+            pairs
+                .iter()
+                .map(|(name, value)| (name.as_str(), value.as_str())),
         ))
     }
 }

@@ -68,7 +68,10 @@ impl FieldKey {
                 name.split('.')
                     .next()
                     .filter(|first| is_field_name(first))
-                    .map(|first| format!(" (nested paths cannot be used; did you mean \"{}.{first}\"?)", scope.as_str()))
+                    .map(|first| format!(
+                        " (nested paths cannot be sort keys; did you mean `{}.{first}`?)",
+                        scope.as_str()
+                    ))
                     .unwrap_or_default()
             ));
         }

@@ -54,9 +54,7 @@ impl Endpoint {
         match self {
             Endpoint::Document(id) => check_segment(id, "a document id").map(drop),
             Endpoint::Asset(id) => check_segment(id, "an asset id").map(drop),
-            Endpoint::Collection(api_id) => {
-                check_segment(api_id, "a collection api id").map(drop)
-            }
+            Endpoint::Collection(api_id) => check_segment(api_id, "a collection api id").map(drop),
             Endpoint::Alias(api_id) => check_segment(api_id, "an alias api id").map(drop),
             Endpoint::Raw(segments) => segments
                 .iter()
@@ -128,7 +126,12 @@ pub fn normalize_base_url(base_url: &str) -> Result<String> {
 
 /// Builds `{base}/v1/{repository}/{endpoint}?{query}`; `base` must come from
 /// [`normalize_base_url`] and `repository` be checked.
-pub fn build_url(base: &str, repository: &str, endpoint: &Endpoint, query: Option<&Query>) -> String {
+pub fn build_url(
+    base: &str,
+    repository: &str,
+    endpoint: &Endpoint,
+    query: Option<&Query>,
+) -> String {
     let mut url = format!("{base}/v1/{}", encode_uri_component(repository));
     for segment in endpoint.segments() {
         url.push('/');

@@ -77,7 +77,8 @@ pub fn endpoint(value: &JsValue) -> Result<Endpoint> {
     if value.is_undefined() {
         return Ok(Endpoint::Repository);
     }
-    let typed: [(&str, fn(String) -> Endpoint); 4] = [
+    type Make = fn(String) -> Endpoint;
+    let typed: [(&str, Make); 4] = [
         ("document", Endpoint::Document),
         ("collection", Endpoint::Collection),
         ("alias", Endpoint::Alias),

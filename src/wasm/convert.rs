@@ -37,10 +37,7 @@ pub fn is_absent(value: &JsValue) -> bool {
 /// A required string argument.
 pub fn string(value: &JsValue, what: &str) -> Result<String> {
     value.as_string().ok_or_else(|| {
-        Error::invalid_argument(format!(
-            "{what} must be a string, got {}",
-            describe(value)
-        ))
+        Error::invalid_argument(format!("{what} must be a string, got {}", describe(value)))
     })
 }
 

@@ -9,6 +9,14 @@ use crate::error::Error;
 extern "C" {
     #[wasm_bindgen(js_name = makeError)]
     fn make_error(code: &str, message: &str, details: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = isContentRepoError)]
+    fn is_content_repo_error_js(value: &JsValue) -> bool;
+}
+
+/// Whether `value` is an instance of this module's `ContentRepoError` class
+/// (for tests of the boundary).
+pub fn is_content_repo_error(value: &JsValue) -> bool {
+    is_content_repo_error_js(value)
 }
 
 #[wasm_bindgen(typescript_custom_section)]

@@ -4,8 +4,10 @@
 mod client;
 mod convert;
 mod error;
+mod local;
 mod query;
+mod store;
 
 pub use client::JsClient;
-pub use error::to_js_error;
+pub use error::{is_content_repo_error, to_js_error};
 pub use query::JsQuery;

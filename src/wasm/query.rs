@@ -2,7 +2,9 @@
 
 use wasm_bindgen::prelude::*;
 
-use super::convert::{describe, integer, is_absent, optional_string, property, string, strings, to_plain};
+use super::convert::{
+    describe, integer, is_absent, optional_string, property, string, strings, to_plain,
+};
 use crate::error::{Error, Result};
 use crate::query::sort::{invalid_direction, Direction, FieldKey, Sort};
 use crate::query::{Filter, Includes, Join, Query, MAX_INCLUDE_LEVELS, MAX_LIMIT, MAX_OFFSET};
@@ -63,7 +65,10 @@ impl JsQuery {
     }
 
     /// Runs `change` on a copy, keeping it only if it succeeds.
-    fn update(&mut self, change: impl FnOnce(&mut Query) -> Result<()>) -> Result<JsValue, JsValue> {
+    fn update(
+        &mut self,
+        change: impl FnOnce(&mut Query) -> Result<()>,
+    ) -> Result<JsValue, JsValue> {
         let mut next = self.inner.clone();
         change(&mut next)?;
         self.inner = next;
@@ -76,8 +81,8 @@ fn direction(value: &JsValue, key: &str) -> Result<Direction> {
         return Direction::parse_for(&text, key);
     }
     match value.as_f64() {
-        Some(number) if number == 1.0 => Ok(Direction::Asc),
-        Some(number) if number == -1.0 => Ok(Direction::Desc),
+        Some(1.0) => Ok(Direction::Asc),
+        Some(-1.0) => Ok(Direction::Desc),
         _ => Err(invalid_direction(&describe(value), key)),
     }
 }
@@ -181,7 +186,12 @@ impl JsQuery {
             return self.update(|query| query.clear("includes").map(drop));
         }
         if levels_or_fields.as_f64().is_some() {
-            let levels = integer(&levels_or_fields, "includes", 1, u64::from(MAX_INCLUDE_LEVELS))?;
+            let levels = integer(
+                &levels_or_fields,
+                "includes",
+                1,
+                u64::from(MAX_INCLUDE_LEVELS),
+            )?;
             return self.update(|query| query.include_levels(levels as u8).map(drop));
         }
         let fields = match levels_or_fields.as_string() {
@@ -220,7 +230,11 @@ impl JsQuery {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "string[] | null | undefined")] tags: JsValue,
     ) -> Result<JsValue, JsValue> {
-        let tags = if is_absent(&tags) { Vec::new() } else { strings(&tags, "includeTags")? };
+        let tags = if is_absent(&tags) {
+            Vec::new()
+        } else {
+            strings(&tags, "includeTags")?
+        };
         self.update(|query| query.include_tags(tags).map(drop))
     }
 
@@ -231,7 +245,11 @@ impl JsQuery {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "string[] | null | undefined")] tags: JsValue,
     ) -> Result<JsValue, JsValue> {
-        let tags = if is_absent(&tags) { Vec::new() } else { strings(&tags, "excludeTags")? };
+        let tags = if is_absent(&tags) {
+            Vec::new()
+        } else {
+            strings(&tags, "excludeTags")?
+        };
         self.update(|query| query.exclude_tags(tags).map(drop))
     }
 

@@ -73,13 +73,7 @@ impl<'a> Parser<'a> {
             match token {
                 Token::Comma => self.lexer.bump(),
                 Token::Close => return Ok(node),
-                other => {
-                    return Err(error(
-                        self.after_item_expectation("')'"),
-                        &other,
-                        position,
-                    ))
-                }
+                other => return Err(error(self.after_item_expectation("')'"), &other, position)),
             }
         }
     }

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Every test suite: lints, native tests, the package build, wasm tests in
+# headless Chromium and Node, and the JavaScript tests (package, fixture
+# server, requests, browser). Prints one summary line at the end.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+export CHROMEDRIVER=/usr/bin/chromedriver
+unset GECKODRIVER
+export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner
+export WASM_BINDGEN_TEST_TIMEOUT=${WASM_BINDGEN_TEST_TIMEOUT:-120}
+
+passed=0
+failed=0
+failures=()
+step() {
+  local name=$1
+  shift
+  printf '\n=== %s\n' "$name"
+  local start=$SECONDS
+  if "$@"; then
+    passed=$((passed + 1))
+    printf '=== %s: ok (%ss)\n' "$name" $((SECONDS - start))
+  else
+    failed=$((failed + 1))
+    failures+=("$name")
+    printf '=== %s: FAILED (%ss)\n' "$name" $((SECONDS - start))
+  fi
+}
+
+step "cargo fmt --check" cargo fmt --check
+step "clippy (native)" cargo clippy --quiet --all-targets -- -D warnings
+step "clippy (wasm32)" cargo clippy --quiet --all-targets --target wasm32-unknown-unknown -- -D warnings
+step "cargo test (native)" cargo test --quiet
+step "build pkg/" bash scripts/build.sh
+step "wasm-bindgen-test (Node and headless Chromium)" cargo test --target wasm32-unknown-unknown --tests
+step "node --test tests/js" node --test --test-concurrency=1 tests/js/
+
+printf '\nwasm size: '
+printf '%s bytes raw, %s bytes gzipped\n' "$(stat -c %s pkg/web/content_repo_bg.wasm 2>/dev/null || echo '?')" \
+  "$(gzip -9 -c pkg/web/content_repo_bg.wasm 2>/dev/null | wc -c)"
+if [ "$failed" -gt 0 ]; then
+  printf 'failed suites: %s\n' "${failures[*]}"
+fi
+printf 'suites: %d passed, %d failed\n' "$passed" "$failed"
+[ "$failed" -eq 0 ]

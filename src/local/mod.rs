@@ -1,0 +1,1 @@
+//! Re-applying sorting and field selection to documents held locally.

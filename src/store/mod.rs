@@ -1,0 +1,1 @@
+//! The document store: documents by `meta.id`, with sorted indexes.

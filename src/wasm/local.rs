@@ -1,0 +1,1 @@
+//! `sortDocuments`, `selectFields`, `applyQuery`: the local engine for JavaScript.

@@ -1,0 +1,1 @@
+//! `DocumentStore`: documents in wasm memory, for JavaScript.

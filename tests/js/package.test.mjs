@@ -1,0 +1,163 @@
+// The built package as a user gets it: packed with `npm pack`, installed into
+// a temporary project, imported with a plain `import "content-repo"` in Node,
+// and the README's examples run there.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync, rmSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+let project;
+
+/** The fenced ```js blocks of the README. */
+export function readmeExamples() {
+  const readme = readFileSync(join(root, "README.md"), "utf8");
+  return [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((match) => match[1]);
+}
+
+before(() => {
+  project = mkdtempSync(join(tmpdir(), "content-repo-user-"));
+  const packed = execFileSync("npm", ["pack", join(root, "pkg"), "--pack-destination", project, "--silent"], {
+    encoding: "utf8",
+  }).trim().split("\n").pop();
+  writeFileSync(join(project, "package.json"), JSON.stringify({ name: "user", private: true, type: "module" }));
+  execFileSync("npm", ["install", "--offline", "--no-audit", "--no-fund", "--silent", join(project, packed)], {
+    cwd: project,
+    stdio: "inherit",
+  });
+});
+
+after(() => rmSync(project, { recursive: true, force: true }));
+
+function run(source) {
+  const file = join(project, `script-${Math.random().toString(36).slice(2)}.mjs`);
+  writeFileSync(file, source);
+  return execFileSync(process.execPath, [file], { cwd: project, encoding: "utf8", stdio: "pipe" });
+}
+
+test("the packed package has what its package.json promises", () => {
+  const manifest = JSON.parse(readFileSync(join(project, "node_modules/content-repo/package.json"), "utf8"));
+  assert.equal(manifest.name, "content-repo");
+  assert.equal(manifest.type, "module");
+  assert.equal(manifest.exports["."].node, "./node/index.js");
+  assert.equal(manifest.exports["."].browser, "./web/index.js");
+  for (const file of ["index.d.ts", "node/index.js", "web/index.js", "node/content_repo_bg.wasm", "web/content_repo_bg.wasm", "README.md"]) {
+    assert.ok(readFileSync(join(project, "node_modules/content-repo", file)).length > 0, file);
+  }
+});
+
+test("a plain import works in Node, with no init call", () => {
+  const out = run(`
+    import { Query, Client, ContentRepoError } from "content-repo";
+    const q = new Query();
+    const same = q.sort("fields.title", "asc") === q && q.limit(5) === q;
+    q.sort("meta.createdAt", "DESC");
+    console.log(JSON.stringify({ same, text: q.toString(), sorting: q.sorting, isError: ContentRepoError.prototype instanceof Error }));
+  `);
+  const result = JSON.parse(out);
+  assert.equal(result.same, true);
+  assert.equal(result.isError, true);
+  assert.equal(result.text, "sorting%5Bfields.title%5D=ASC&sorting%5Bmeta.createdAt%5D=DESC&limit=5");
+  assert.deepEqual(result.sorting, [
+    { key: "fields.title", direction: "ASC" },
+    { key: "meta.createdAt", direction: "DESC" },
+  ]);
+});
+
+test("the README's examples run against the installed package", () => {
+  const examples = readmeExamples();
+  assert.ok(examples.length >= 1, "the README has examples");
+  for (const example of examples) {
+    // console.assert only prints: turn it into a real failure.
+    const strict = `console.assert = (ok, ...rest) => { if (!ok) throw new Error("README assertion failed: " + rest.join(" ")); };\n${example}`;
+    run(strict);
+  }
+});
+
+test("errors are ContentRepoError instances with stable codes, thrown from every setter", () => {
+  const out = run(`
+    import { Query, Client, ContentRepoError } from "content-repo";
+    const cases = [
+      () => new Query().sort("title", "ASC"),
+      () => new Query().sort("fields.title", null),
+      () => new Query().fields("a,,b"),
+      () => new Query().limit(0),
+      () => new Query().offset(-1),
+      () => new Query().includes(9),
+      () => new Query().filter({ field: "slug", op: "equal", value: "x" }),
+      () => new Client({ baseUrl: "ftp://x", repository: "r", apiKey: "k" }),
+      () => new Client({ baseUrl: "http://x", repository: "r", apiKey: "top-secret\\n" }),
+      () => Query.parse("limit=abc"),
+    ];
+    console.log(JSON.stringify(cases.map((make) => {
+      try { make(); return null; } catch (e) {
+        return { ctor: e.constructor.name, isRepo: e instanceof ContentRepoError, isError: e instanceof Error, code: e.code, position: e.position, message: e.message, stack: typeof e.stack };
+      }
+    })));
+  `);
+  const results = JSON.parse(out);
+  const codes = results.map((r) => r && r.code);
+  assert.deepEqual(codes, [
+    "invalid_sort", "invalid_sort", "invalid_selection", "invalid_argument", "invalid_argument",
+    "invalid_argument", "invalid_argument", "invalid_argument", "invalid_argument", "invalid_argument",
+  ]);
+  for (const r of results) {
+    assert.equal(r.isRepo, true);
+    assert.equal(r.isError, true);
+    assert.equal(r.ctor, "ContentRepoError");
+    assert.equal(r.stack, "string");
+    assert.ok(!r.message.includes("top-secret"));
+  }
+  assert.equal(results[2].position, 2);
+  assert.match(results[2].message, /expected a name .* at 2/);
+});
+
+test("query strings match URLSearchParams byte for byte, and parse back", () => {
+  const out = run(`
+    import { Query } from "content-repo";
+    let seed = 7;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const alphabet = ["a", "Z", "0", " ", "+", "&", "=", "%", "#", "[", "]", "/", "?", ",", "(", ")", "*", "-", ".", "_", "~", "!", "'", "é", "ü", "€", "😀", "中", "\\n", "\\t", "\\u0000"];
+    const text = () => Array.from({ length: 1 + Math.floor(random() * 12) }, () => alphabet[Math.floor(random() * alphabet.length)]).join("");
+    const mismatches = [];
+    for (let i = 0; i < 500; i++) {
+      const search = text(), tag = text(), value = text();
+      const q = new Query().includeTags([tag]).search(search).filter({ field: "fields.slug", op: "equal", value });
+      const expected = new URLSearchParams([["includeTags[0]", tag], ["search", search], ["filters[0][*.fields.slug][equal]", value]]).toString();
+      if (q.toString() !== expected) mismatches.push([q.toString(), expected]);
+      if (!Query.parse(q.toString()).equals(q)) mismatches.push(["parse", q.toString()]);
+      if (!Query.parse(expected).equals(q)) mismatches.push(["parse URLSearchParams", expected]);
+    }
+    console.log(JSON.stringify(mismatches.slice(0, 5)));
+  `);
+  assert.deepEqual(JSON.parse(out), []);
+});
+
+test("the .d.ts types everything: string unions, no bare any", () => {
+  const dts = readFileSync(join(project, "node_modules/content-repo/node/content_repo.d.ts"), "utf8");
+  assert.doesNotMatch(dts, /\bany\b/);
+  assert.match(dts, /export type SortDirection = "ASC" \| "DESC"/);
+  assert.match(dts, /export class ContentRepoError extends Error/);
+  assert.match(dts, /sort\(key: string, direction: SortDirection\): Query;/);
+  assert.match(dts, /constructor\(options: ClientOptions\);/);
+  assert.match(dts, /@defaultValue/);
+  const index = readFileSync(join(project, "node_modules/content-repo/index.d.ts"), "utf8");
+  assert.match(index, /export \* from/);
+});
+
+test("objects are released by the garbage collector (FinalizationRegistry)", () => {
+  const glue = readFileSync(join(project, "node_modules/content-repo/node/content_repo.js"), "utf8");
+  assert.match(glue, /new FinalizationRegistry\(ptr => wasm\.__wbg_query_free/);
+  const out = execFileSync(process.execPath, ["--expose-gc", "--input-type=module", "-e", `
+    import { Query } from "content-repo";
+    const registry = new FinalizationRegistry(() => collected++);
+    let collected = 0;
+    for (let i = 0; i < 2000; i++) registry.register(new Query().limit(5), i);
+    for (let i = 0; i < 20 && collected === 0; i++) { globalThis.gc(); await new Promise((r) => setTimeout(r, 10)); }
+    console.log(collected);
+  `], { cwd: project, encoding: "utf8" });
+  assert.ok(Number(out) > 0, "unreferenced queries are collected");
+});

@@ -1,0 +1,324 @@
+//! Golden URLs, parameter validation and query-string parsing.
+
+use content_repo::{ClientConfig, Direction, Endpoint, Error, Filter, Join, Query};
+
+fn client() -> ClientConfig {
+    ClientConfig::new(
+        "https://cms.example.com/api//",
+        "my repo",
+        "s3cret-key",
+        None,
+    )
+    .unwrap()
+}
+
+fn code(result: Result<impl std::fmt::Debug, Error>) -> &'static str {
+    match result {
+        Ok(value) => panic!("expected an error, got {value:?}"),
+        Err(error) => error.code(),
+    }
+}
+
+#[test]
+fn golden_urls_byte_for_byte() {
+    let client = client();
+    let mut query = Query::new();
+    query
+        .sort("fields.category", Direction::Asc)
+        .unwrap()
+        .sort("fields.price", Direction::Desc)
+        .unwrap()
+        .sort("meta.createdAt", Direction::Desc)
+        .unwrap()
+        .fields("title, price, author/name, meta(id,updatedAt)")
+        .unwrap()
+        .limit(25)
+        .unwrap()
+        .offset(50)
+        .unwrap();
+    assert_eq!(
+        client.url(&Endpoint::Collection("products".into()), Some(&query)).unwrap(),
+        "https://cms.example.com/api/v1/my%20repo/collections/products?\
+         sorting%5Bfields.category%5D=ASC&sorting%5Bfields.price%5D=DESC&sorting%5Bmeta.createdAt%5D=DESC\
+         &fields=fields%28author%2Fname%2Cprice%2Ctitle%29%2Cmeta%28id%2CupdatedAt%29&limit=25&offset=50"
+    );
+
+    let mut every = Query::new();
+    every
+        .filter(Filter::new("fields.slug", "equal", "a b&c", Join::Or, "*").unwrap())
+        .search("café au lait")
+        .unwrap()
+        .exclude_tags(vec!["draft".into()])
+        .unwrap()
+        .include_tags(vec!["news".into(), "a+b".into()])
+        .unwrap()
+        .embed_assets(true)
+        .include_fields(&["post.fields.author", "fields.tags"])
+        .unwrap()
+        .locale("en_US")
+        .unwrap()
+        .offset(0)
+        .unwrap()
+        .limit(1000)
+        .unwrap()
+        .fields("*")
+        .unwrap()
+        .sort("meta.id", Direction::Asc)
+        .unwrap()
+        .filter(Filter::new("meta.id", "greaterThan", "100", Join::And, "post").unwrap());
+    assert_eq!(
+        client.url(&Endpoint::Documents, Some(&every)).unwrap(),
+        "https://cms.example.com/api/v1/my%20repo/documents?\
+         sorting%5Bmeta.id%5D=ASC&fields=*&limit=1000&offset=0&locale=en_US\
+         &includes%5Bpost.fields.author%5D=1&includes%5B*.fields.tags%5D=1&embedAssets=true\
+         &includeTags%5B0%5D=news&includeTags%5B1%5D=a%2Bb&excludeTags%5B0%5D=draft\
+         &search=caf%C3%A9+au+lait\
+         &filters%5B0%5D%5B*.fields.slug%5D%5Bequal%5D=a+b%26c\
+         &filters%5B1%5D%5Band%5D%5Bpost.meta.id%5D%5BgreaterThan%5D=100"
+    );
+
+    let mut levels = Query::new();
+    levels.include_levels(3).unwrap();
+    assert_eq!(
+        client
+            .url(&Endpoint::Document("12/34 ü".into()), Some(&levels))
+            .unwrap(),
+        "https://cms.example.com/api/v1/my%20repo/documents/12%2F34%20%C3%BC?includes=3"
+    );
+    assert_eq!(
+        client.url(&Endpoint::Repository, None).unwrap(),
+        "https://cms.example.com/api/v1/my%20repo"
+    );
+    assert_eq!(
+        client
+            .url(&Endpoint::Alias("home(1)".into()), Some(&Query::new()))
+            .unwrap(),
+        "https://cms.example.com/api/v1/my%20repo/alias/home(1)"
+    );
+    assert_eq!(
+        client.url(&Endpoint::Asset("7".into()), None).unwrap(),
+        "https://cms.example.com/api/v1/my%20repo/assets/7"
+    );
+    assert_eq!(
+        client
+            .url(&Endpoint::raw("/collections/a b").unwrap(), None)
+            .unwrap(),
+        "https://cms.example.com/api/v1/my%20repo/collections/a%20b"
+    );
+}
+
+#[test]
+fn the_key_is_never_in_a_url_or_debug_output() {
+    let client = client();
+    let url = client.url(&Endpoint::Documents, None).unwrap();
+    assert!(!url.contains("s3cret"));
+    assert!(!format!("{client:?}").contains("s3cret"));
+    assert_eq!(client.authorization(), "s3cret-key");
+    let bearer = ClientConfig::new("http://127.0.0.1:1", "r", "k", Some("Bearer ")).unwrap();
+    assert_eq!(bearer.authorization(), "Bearer k");
+}
+
+#[test]
+fn client_settings_are_validated() {
+    for base in [
+        "",
+        "cms.example.com",
+        "ftp://x",
+        "http://",
+        "https:///x",
+        "http://a b",
+        "http://x?q=1",
+        "http://x#f",
+        "//x",
+    ] {
+        assert_eq!(
+            code(ClientConfig::new(base, "r", "k", None)),
+            "invalid_argument",
+            "{base:?}"
+        );
+    }
+    assert_eq!(
+        ClientConfig::new("HTTPS://Example.com///", "r", "k", None)
+            .unwrap()
+            .base_url(),
+        "https://Example.com"
+    );
+    for repository in ["", ".", ".."] {
+        assert_eq!(
+            code(ClientConfig::new("http://x", repository, "k", None)),
+            "invalid_argument"
+        );
+    }
+    for key in ["", "a\r\nX-Evil: 1", "tab\tkey", "nul\0"] {
+        let error = ClientConfig::new("http://x", "r", key, None).unwrap_err();
+        assert_eq!(error.code(), "invalid_argument");
+        if !key.is_empty() {
+            assert!(
+                !error.to_string().contains(key),
+                "the key leaks into {error}"
+            );
+        }
+    }
+    assert_eq!(
+        code(ClientConfig::new("http://x", "r", "k", Some("Bearer\n"))),
+        "invalid_argument"
+    );
+    let client = client();
+    for id in ["", ".", ".."] {
+        assert_eq!(
+            code(client.url(&Endpoint::Document(id.into()), None)),
+            "invalid_argument"
+        );
+        assert_eq!(
+            code(client.url(&Endpoint::Collection(id.into()), None)),
+            "invalid_argument"
+        );
+    }
+    for raw in ["a//b", "a/./b", "../x", "documents/"] {
+        assert_eq!(code(Endpoint::raw(raw)), "invalid_argument", "{raw:?}");
+    }
+}
+
+#[test]
+fn sort_keys_and_directions() {
+    let mut query = Query::new();
+    for (key, hint) in [
+        ("title", Some("fields.title")),
+        ("Fields.title", Some("fields.title")),
+        ("META.id", Some("meta.id")),
+        ("createdAt", Some("meta.createdAt")),
+        ("fields.a.b", Some("fields.a")),
+        ("fields.", None),
+        ("fields.tit le", None),
+        ("scope.title", None),
+        ("", None),
+    ] {
+        let error = query.sort(key, Direction::Asc).map(drop).unwrap_err();
+        assert_eq!(error.code(), "invalid_sort", "{key:?}");
+        if let Some(hint) = hint {
+            assert!(
+                error
+                    .to_string()
+                    .contains(&format!("did you mean `{hint}`")),
+                "{error}"
+            );
+        }
+    }
+    for (text, direction) in [
+        ("ASC", Direction::Asc),
+        ("asc", Direction::Asc),
+        ("Asc", Direction::Asc),
+        ("1", Direction::Asc),
+        ("DESC", Direction::Desc),
+        ("desc", Direction::Desc),
+        ("-1", Direction::Desc),
+    ] {
+        assert_eq!(Direction::parse_for(text, "k").unwrap(), direction);
+    }
+    for text in ["", "up", "ascending", "0", "+1", " ASC", "-1.0"] {
+        let error = Direction::parse_for(text, "fields.title").unwrap_err();
+        assert_eq!(error.code(), "invalid_sort");
+        assert!(
+            error.to_string().contains(&format!("{text:?}")),
+            "{error} names the value"
+        );
+    }
+    // Sorting again on a key replaces its direction in place.
+    query.sort("fields.a", Direction::Asc).unwrap();
+    query.sort("fields.b", Direction::Asc).unwrap();
+    query.sort("fields.a", Direction::Desc).unwrap();
+    assert_eq!(
+        query.to_string(),
+        "sorting%5Bfields.a%5D=DESC&sorting%5Bfields.b%5D=ASC"
+    );
+}
+
+#[test]
+fn parameters_are_validated_and_replaced() {
+    let mut query = Query::new();
+    assert_eq!(code(query.limit(0)), "invalid_argument");
+    assert_eq!(code(query.limit(1001)), "invalid_argument");
+    assert_eq!(code(query.offset(1 << 53)), "invalid_argument");
+    assert_eq!(code(query.include_levels(0)), "invalid_argument");
+    assert_eq!(code(query.include_levels(6)), "invalid_argument");
+    assert_eq!(code(query.include_fields::<&str>(&[])), "invalid_argument");
+    assert_eq!(code(query.include_fields(&["author"])), "invalid_argument");
+    assert_eq!(
+        code(query.include_fields(&["a.meta.b"])),
+        "invalid_argument"
+    );
+    assert_eq!(code(query.locale("")), "invalid_argument");
+    assert_eq!(code(query.locale("en US")), "invalid_argument");
+    assert_eq!(code(query.search("")), "invalid_argument");
+    assert_eq!(
+        code(query.include_tags(vec!["".into()])),
+        "invalid_argument"
+    );
+    assert_eq!(
+        code(Filter::new("slug", "equal", "x", Join::And, "*")),
+        "invalid_argument"
+    );
+    assert_eq!(
+        code(Filter::new("fields.slug", "eq-ual", "x", Join::And, "*")),
+        "invalid_argument"
+    );
+    assert_eq!(
+        code(Filter::new("fields.slug", "", "x", Join::And, "*")),
+        "invalid_argument"
+    );
+    assert_eq!(
+        code(Filter::new("fields.slug", "equal", "x", Join::And, "a.b")),
+        "invalid_argument"
+    );
+    assert_eq!(code(query.fields("a(")), "invalid_selection");
+    assert_eq!(query, Query::new(), "failed setters change nothing");
+    query.limit(5).unwrap().limit(7).unwrap();
+    query.fields("a").unwrap().fields("b").unwrap();
+    query
+        .include_tags(vec!["x".into()])
+        .unwrap()
+        .include_tags(vec![])
+        .unwrap();
+    assert_eq!(query.to_string(), "fields=fields%2Fb%2Cmeta&limit=7");
+    query.embed_assets(true).embed_assets(false);
+    assert_eq!(query.to_string(), "fields=fields%2Fb%2Cmeta&limit=7");
+}
+
+#[test]
+fn parse_reads_the_wire_form_back() {
+    let parsed = Query::parse(
+        "?sorting[fields.title]=1&sorting%5Bmeta.id%5D=desc&fields=title&limit=10&offset=0\
+         &includeTags[1]=b&includeTags[0]=a&filters[1][or][*.meta.id][lessThan]=5\
+         &filters[0][post.fields.slug][equal]=x+y&embedAssets=true&includes=2&search=%E2%82%AC",
+    )
+    .unwrap();
+    assert_eq!(
+        parsed.to_string(),
+        "sorting%5Bfields.title%5D=ASC&sorting%5Bmeta.id%5D=DESC&fields=fields%2Ftitle%2Cmeta\
+         &limit=10&offset=0&includes=2&embedAssets=true&includeTags%5B0%5D=a&includeTags%5B1%5D=b\
+         &search=%E2%82%AC&filters%5B0%5D%5Bpost.fields.slug%5D%5Bequal%5D=x+y\
+         &filters%5B1%5D%5Bor%5D%5B*.meta.id%5D%5BlessThan%5D=5"
+    );
+    assert_eq!(Query::parse(&parsed.to_string()).unwrap(), parsed);
+    assert_eq!(Query::parse("").unwrap(), Query::new());
+    for bad in [
+        "limit=0",
+        "limit=abc",
+        "limit=-1",
+        "offset=1.5",
+        "unknown=1",
+        "sorting[title]=ASC",
+        "sorting[fields.a]=up",
+        "fields=a(",
+        "includes=9",
+        "filters[0][x][equal]=1",
+        "filters[a][*.fields.x][equal]=1",
+        "includeTags=a",
+        "sorting[fields.a=ASC",
+        "embedAssets=yes",
+    ] {
+        assert!(Query::parse(bad).is_err(), "{bad:?} should be rejected");
+    }
+    assert_eq!(code(Query::parse("fields=a%28")), "invalid_selection");
+    assert_eq!(code(Query::parse("sorting[fields.a]=up")), "invalid_sort");
+}
