@@ -1,6 +1,9 @@
 //! The request plan as Rust data: where a request goes and with which
 //! headers. Only the wasm boundary turns it into a `fetch` call.
 
+pub mod response;
+pub mod retry;
+
 use std::fmt;
 
 use crate::error::{Error, Result};
@@ -80,6 +83,11 @@ impl ClientConfig {
     pub fn url(&self, endpoint: &Endpoint, query: Option<&Query>) -> Result<String> {
         endpoint.check()?;
         Ok(build_url(&self.base_url, &self.repository, endpoint, query))
+    }
+
+    /// The API key, to scrub it from anything a response echoes.
+    pub fn secret(&self) -> &str {
+        &self.api_key
     }
 
     /// The value of the `Authorization` header: the scheme prefix, then the key.

@@ -4,7 +4,7 @@
 // a setter returns the very query it was called on, so `q.sort(a); q.sort(b)`
 // and `new Query().sort(a).sort(b)` both work and `q.limit(5) === q`.
 __INIT__
-import { Query } from "./content_repo.js";
+import { Pages, Query } from "./content_repo.js";
 export * from "./content_repo.js";
 export { ContentRepoError } from "__SNIPPET__";
 
@@ -22,3 +22,8 @@ for (const name of Object.getOwnPropertyNames(Query.prototype)) {
     }[name],
   });
 }
+
+// `client.pages(...)` is an async iterator: `for await (const page of ...)`.
+Pages.prototype[Symbol.asyncIterator] = function () {
+  return this;
+};

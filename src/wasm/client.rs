@@ -1,9 +1,21 @@
 //! `Client`: the connection settings and, later, the requests.
 
-use wasm_bindgen::prelude::*;
+use std::cell::RefCell;
+use std::future::Future;
+use std::rc::Rc;
 
-use super::convert::{describe, optional_string, property, string};
+use js_sys::{Function, Promise};
+use serde_json::{json, Value};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::future_to_promise;
+use web_sys::AbortSignal;
+
+use super::convert::{describe, integer, optional_string, property, string, to_plain};
+use super::fetch::{get, Transport};
 use crate::error::{Error, Result};
+use crate::http::response::{next_offset, Expect};
+use crate::http::retry::RetryPolicy;
 use crate::http::ClientConfig;
 use crate::query::url::Endpoint;
 use crate::query::Query;
@@ -46,7 +58,60 @@ export interface ClientOptions {
    * @defaultValue `""` (the raw key)
    */
   authScheme?: string;
+  /**
+   * The time budget of one call in milliseconds, every attempt and retry
+   * wait included; `0` disables it. When it runs out the call rejects with
+   * `timeout` and the pending `fetch` is aborted.
+   * @defaultValue `30000`
+   */
+  timeoutMs?: number;
+  /**
+   * How many times a request is repeated after a network error or a 429,
+   * 502, 503 or 504 response (never after another status, a timeout, or an
+   * abort by the caller).
+   * @defaultValue `3`
+   */
+  retries?: number;
+  /**
+   * The backoff before the first retry in milliseconds, doubled for each
+   * later one, with full jitter (a random wait between 0 and that value).
+   * @defaultValue `250`
+   */
+  retryDelayMs?: number;
+  /**
+   * The longest wait before a retry in milliseconds; caps both the backoff
+   * and the server's `Retry-After` (seconds or an HTTP date).
+   * @defaultValue `30000`
+   */
+  maxRetryDelayMs?: number;
+  /**
+   * The `fetch` to use, e.g. to add logging or for tests.
+   * @defaultValue the global `fetch` (pages, web workers, service workers, Node 20+)
+   */
+  fetch?: (input: string, init: { method: "GET"; headers: Record<string, string>; signal: AbortSignal }) => Promise<Response>;
 }
+
+/** Options of one request. */
+export interface RequestOptions {
+  /** Aborts the request (and any retry wait): the call rejects with `aborted`. */
+  signal?: AbortSignal;
+}
+
+/** Options of `pages` and `all`. */
+export interface PageOptions extends RequestOptions {
+  /**
+   * `all` only: the most pages it fetches; if the list has more, it rejects
+   * with `invalid_argument` rather than return a partial list.
+   * @defaultValue `100`
+   */
+  maxPages?: number;
+}
+
+/** The repository info (`GET /v1/{repo}`): the service's object as it is. */
+export type RepositoryInfo = Record<string, unknown>;
+
+/** An async iterator over the pages of a list. */
+export interface Pages extends AsyncIterableIterator<ListResponse> {}
 
 /**
  * An endpoint: a raw path after the repository (`"documents"`,
@@ -62,12 +127,6 @@ export type EndpointSpec =
   | { alias: string }
   | { asset: string };
 "#;
-
-/// A client of one repository of the Content Repository Read API.
-#[wasm_bindgen(js_name = Client)]
-pub struct JsClient {
-    config: ClientConfig,
-}
 
 /// Decodes an endpoint argument: a raw string or a typed object.
 pub fn endpoint(value: &JsValue) -> Result<Endpoint> {
@@ -104,10 +163,121 @@ pub fn endpoint(value: &JsValue) -> Result<Endpoint> {
     )))
 }
 
+/// The default page size of `pages` and `all` when the query sets no limit.
+const DEFAULT_PAGE_LIMIT: u32 = 100;
+/// The default ceiling of `all`.
+const DEFAULT_MAX_PAGES: u64 = 100;
+
+/// A client of one repository of the Content Repository Read API: typed
+/// methods for every endpoint, each returning a promise, with timeouts,
+/// cancellation, retries and typed errors (`ContentRepoError`).
+#[wasm_bindgen(js_name = Client)]
+pub struct JsClient {
+    transport: Rc<Transport>,
+}
+
+/// Reads `options.signal`.
+fn signal_option(options: &JsValue) -> Result<Option<AbortSignal>> {
+    if options.is_undefined() || options.is_null() {
+        return Ok(None);
+    }
+    if !options.is_object() {
+        return Err(Error::invalid_argument(format!(
+            "request options must be an object {{ signal? }}, got {}",
+            describe(options)
+        )));
+    }
+    let signal = property(options, "signal");
+    if signal.is_undefined() || signal.is_null() {
+        return Ok(None);
+    }
+    signal.dyn_into::<AbortSignal>().map(Some).map_err(|other| {
+        Error::invalid_argument(format!(
+            "options.signal must be an AbortSignal, got {}",
+            describe(&other)
+        ))
+    })
+}
+
+/// A promise of `work`, or a rejected one when the arguments were invalid.
+fn promise<F>(work: Result<F>) -> Promise
+where
+    F: Future<Output = Result<JsValue>> + 'static,
+{
+    match work {
+        Ok(work) => future_to_promise(async move { work.await.map_err(JsValue::from) }),
+        Err(error) => Promise::reject(&JsValue::from(error)),
+    }
+}
+
+fn optional_integer(options: &JsValue, key: &str, min: u64, max: u64, default: u64) -> Result<u64> {
+    let value = property(options, key);
+    if value.is_undefined() {
+        return Ok(default);
+    }
+    integer(&value, key, min, max)
+}
+
+/// Whether an endpoint can answer with a list.
+fn check_list(endpoint: &Endpoint) -> Result<()> {
+    match endpoint {
+        Endpoint::Documents | Endpoint::Collection(_) | Endpoint::Raw(_) => Ok(()),
+        other => Err(Error::invalid_argument(format!(
+            "pages and all need a list endpoint (documents or a collection), got {other:?}"
+        ))),
+    }
+}
+
+impl JsClient {
+    /// Fetches `endpoint` with `query` and returns the decoded body as a
+    /// plain JavaScript value.
+    fn fetch(
+        &self,
+        endpoint: Result<Endpoint>,
+        query: &JsValue,
+        options: &JsValue,
+        expect: Expect,
+    ) -> Promise {
+        let transport = self.transport.clone();
+        promise((|| {
+            let endpoint = endpoint?;
+            let query = query_arg(query)?;
+            let signal = signal_option(options)?;
+            let url = transport.config.url(&endpoint, query.as_ref())?;
+            Ok(async move {
+                let value = get(transport, url, expect, signal).await?;
+                to_plain(&value)
+            })
+        })())
+    }
+
+    fn list_state(
+        &self,
+        endpoint: &JsValue,
+        query: &JsValue,
+        options: &JsValue,
+    ) -> Result<PageState> {
+        let endpoint = self::endpoint(endpoint)?;
+        check_list(&endpoint)?;
+        let query = query_arg(query)?.unwrap_or_default();
+        let signal = signal_option(options)?;
+        let limit = query.get_limit().unwrap_or(DEFAULT_PAGE_LIMIT);
+        let offset = query.get_offset().unwrap_or(0);
+        Ok(PageState {
+            transport: self.transport.clone(),
+            endpoint,
+            query,
+            limit,
+            next: Some(offset),
+            signal,
+        })
+    }
+}
+
 #[wasm_bindgen(js_class = Client)]
 impl JsClient {
     /// Creates a client; throws `invalid_argument` for an invalid base URL,
-    /// repository or API key.
+    /// repository, API key or option.
     #[wasm_bindgen(constructor)]
     pub fn new(
         #[wasm_bindgen(unchecked_param_type = "ClientOptions")] options: JsValue,
@@ -121,14 +291,46 @@ impl JsClient {
         }
         let base_url = string(&property(&options, "baseUrl"), "baseUrl")?;
         let repository = string(&property(&options, "repository"), "repository")?;
-        let api_key = property(&options, "apiKey");
         // Never describe the key's value in a message.
-        let api_key = api_key
+        let api_key = property(&options, "apiKey")
             .as_string()
             .ok_or_else(|| Error::invalid_argument("apiKey must be a string"))?;
         let auth_scheme = optional_string(&property(&options, "authScheme"), "authScheme")?;
         let config = ClientConfig::new(&base_url, &repository, &api_key, auth_scheme.as_deref())?;
-        Ok(JsClient { config })
+        let defaults = RetryPolicy::default();
+        let policy = RetryPolicy {
+            retries: optional_integer(&options, "retries", 0, 100, u64::from(defaults.retries))?
+                as u32,
+            base_delay_ms: optional_integer(
+                &options,
+                "retryDelayMs",
+                0,
+                3_600_000,
+                defaults.base_delay_ms,
+            )?,
+            max_delay_ms: optional_integer(
+                &options,
+                "maxRetryDelayMs",
+                0,
+                3_600_000,
+                defaults.max_delay_ms,
+            )?,
+        };
+        let timeout_ms = optional_integer(&options, "timeoutMs", 0, 2_147_483_647, 30_000)?;
+        let fetch = property(&options, "fetch");
+        let fetch = if fetch.is_undefined() || fetch.is_null() {
+            None
+        } else {
+            Some(fetch.dyn_into::<Function>().map_err(|other| {
+                Error::invalid_argument(format!(
+                    "fetch must be a function, got {}",
+                    describe(&other)
+                ))
+            })?)
+        };
+        Ok(JsClient {
+            transport: Rc::new(Transport::new(config, policy, timeout_ms, fetch)),
+        })
     }
 
     /// The full URL of `endpoint` with `query`'s parameters. The API key is
@@ -140,19 +342,161 @@ impl JsClient {
     ) -> Result<String, JsValue> {
         let endpoint = self::endpoint(&endpoint)?;
         let query = query_arg(&query)?;
-        Ok(self.config.url(&endpoint, query.as_ref())?)
+        Ok(self.transport.config.url(&endpoint, query.as_ref())?)
+    }
+
+    /// `GET /v1/{repo}/documents`: the list of all documents.
+    #[wasm_bindgen(unchecked_return_type = "Promise<ListResponse>")]
+    pub fn documents(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "Query | string | null | undefined")] query: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "RequestOptions | undefined")] options: JsValue,
+    ) -> Promise {
+        self.fetch(Ok(Endpoint::Documents), &query, &options, Expect::List)
+    }
+
+    /// `GET /v1/{repo}/collections/{apiId}`: the list of a collection.
+    #[wasm_bindgen(unchecked_return_type = "Promise<ListResponse>")]
+    pub fn collection(
+        &self,
+        #[wasm_bindgen(js_name = apiId, unchecked_param_type = "string")] api_id: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "Query | string | null | undefined")] query: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "RequestOptions | undefined")] options: JsValue,
+    ) -> Promise {
+        let endpoint = string(&api_id, "the collection api id").map(Endpoint::Collection);
+        self.fetch(endpoint, &query, &options, Expect::List)
+    }
+
+    /// `GET /v1/{repo}/documents/{id}`: one document.
+    #[wasm_bindgen(unchecked_return_type = "Promise<Document>")]
+    pub fn document(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "Query | string | null | undefined")] query: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "RequestOptions | undefined")] options: JsValue,
+    ) -> Promise {
+        let endpoint = string(&id, "the document id").map(Endpoint::Document);
+        self.fetch(endpoint, &query, &options, Expect::Document)
+    }
+
+    /// `GET /v1/{repo}/alias/{apiId}`: the document behind an alias.
+    #[wasm_bindgen(unchecked_return_type = "Promise<Document>")]
+    pub fn alias(
+        &self,
+        #[wasm_bindgen(js_name = apiId, unchecked_param_type = "string")] api_id: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "Query | string | null | undefined")] query: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "RequestOptions | undefined")] options: JsValue,
+    ) -> Promise {
+        let endpoint = string(&api_id, "the alias api id").map(Endpoint::Alias);
+        self.fetch(endpoint, &query, &options, Expect::Document)
+    }
+
+    /// `GET /v1/{repo}/assets/{id}`: one asset.
+    #[wasm_bindgen(unchecked_return_type = "Promise<Document>")]
+    pub fn asset(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "Query | string | null | undefined")] query: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "RequestOptions | undefined")] options: JsValue,
+    ) -> Promise {
+        let endpoint = string(&id, "the asset id").map(Endpoint::Asset);
+        self.fetch(endpoint, &query, &options, Expect::Document)
+    }
+
+    /// `GET /v1/{repo}`: the repository info.
+    #[wasm_bindgen(unchecked_return_type = "Promise<RepositoryInfo>")]
+    pub fn repository(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "RequestOptions | undefined")] options: JsValue,
+    ) -> Promise {
+        self.fetch(
+            Ok(Endpoint::Repository),
+            &JsValue::UNDEFINED,
+            &options,
+            Expect::Any,
+        )
+    }
+
+    /// `GET` any other endpoint (`"documents"`, `"collections/x"`, or a typed
+    /// endpoint object); the JSON body as it is.
+    #[wasm_bindgen(unchecked_return_type = "Promise<unknown>")]
+    pub fn get(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "EndpointSpec")] endpoint: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "Query | string | null | undefined")] query: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "RequestOptions | undefined")] options: JsValue,
+    ) -> Promise {
+        self.fetch(self::endpoint(&endpoint), &query, &options, Expect::Any)
+    }
+
+    /// The pages of a list (`"documents"`, `"collections/<apiId>"` or
+    /// `{ collection }`), one request each, from the query's `offset` in
+    /// steps of its `limit` (100 when unset), until `meta.total` is reached or
+    /// a page is short: `for await (const page of client.pages(...))`.
+    #[wasm_bindgen(unchecked_return_type = "Pages")]
+    pub fn pages(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "EndpointSpec")] endpoint: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "Query | string | null | undefined")] query: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "PageOptions | undefined")] options: JsValue,
+    ) -> Result<JsPages, JsValue> {
+        let state = self.list_state(&endpoint, &query, &options)?;
+        Ok(JsPages {
+            state: Rc::new(RefCell::new(state)),
+        })
+    }
+
+    /// Every page of a list collected into one list envelope
+    /// (`meta.count` = `meta.total` = the number of documents). Rejects with
+    /// `invalid_argument` when the list has more than `maxPages` pages.
+    #[wasm_bindgen(unchecked_return_type = "Promise<ListResponse>")]
+    pub fn all(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "EndpointSpec")] endpoint: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "Query | string | null | undefined")] query: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "PageOptions | undefined")] options: JsValue,
+    ) -> Promise {
+        let work = (|| {
+            let mut state = self.list_state(&endpoint, &query, &options)?;
+            let max_pages =
+                optional_integer(&options, "maxPages", 1, 1_000_000, DEFAULT_MAX_PAGES)?;
+            Ok(async move {
+                let start = state.next.unwrap_or(0);
+                let mut data = Vec::new();
+                let mut pages = 0;
+                while let Some(page) = state.fetch_next().await? {
+                    pages += 1;
+                    if let Some(Value::Array(items)) = page.get("data") {
+                        data.extend(items.iter().cloned());
+                    }
+                    if state.next.is_some() && pages >= max_pages {
+                        return Err(Error::invalid_argument(format!(
+                            "the list has more than maxPages ({max_pages}) pages of {}; raise maxPages or narrow the query",
+                            state.limit
+                        )));
+                    }
+                }
+                let count = data.len();
+                let list = json!({
+                    "data": data,
+                    "meta": { "count": count, "limit": count, "offset": start, "total": start as usize + count },
+                });
+                to_plain(&list)
+            })
+        })();
+        promise(work)
     }
 
     /// The base URL, without trailing `/`.
     #[wasm_bindgen(getter, js_name = baseUrl)]
     pub fn base_url(&self) -> String {
-        self.config.base_url().to_owned()
+        self.transport.config.base_url().to_owned()
     }
 
     /// The repository name.
-    #[wasm_bindgen(getter)]
-    pub fn repository(&self) -> String {
-        self.config.repository().to_owned()
+    #[wasm_bindgen(getter, js_name = repositoryName)]
+    pub fn repository_name(&self) -> String {
+        self.transport.config.repository().to_owned()
     }
 
     /// A description without the API key.
@@ -160,8 +504,95 @@ impl JsClient {
     pub fn to_string_js(&self) -> String {
         format!(
             "Client({}/v1/{})",
-            self.config.base_url(),
-            self.config.repository()
+            self.transport.config.base_url(),
+            self.transport.config.repository()
         )
+    }
+}
+
+/// Where a page iteration stands.
+struct PageState {
+    transport: Rc<Transport>,
+    endpoint: Endpoint,
+    query: Query,
+    limit: u32,
+    /// The offset of the next page; `None` once the last page was read.
+    next: Option<u64>,
+    signal: Option<AbortSignal>,
+}
+
+impl PageState {
+    /// Fetches the next page, or `None` after the last one.
+    async fn fetch_next(&mut self) -> Result<Option<Value>> {
+        let Some(offset) = self.next else {
+            return Ok(None);
+        };
+        let mut query = self.query.clone();
+        query.limit(self.limit)?.offset(offset)?;
+        let url = self.transport.config.url(&self.endpoint, Some(&query))?;
+        let page = get(
+            self.transport.clone(),
+            url,
+            Expect::List,
+            self.signal.clone(),
+        )
+        .await?;
+        self.next = next_offset(&page, offset, u64::from(self.limit));
+        Ok(Some(page))
+    }
+}
+
+/// An async iterator over the pages of a list (from `client.pages`).
+#[wasm_bindgen(js_name = Pages)]
+pub struct JsPages {
+    state: Rc<RefCell<PageState>>,
+}
+
+#[wasm_bindgen(js_class = Pages)]
+impl JsPages {
+    /// The next page: `{ value: ListResponse, done: false }`, then
+    /// `{ value: undefined, done: true }`.
+    #[wasm_bindgen(unchecked_return_type = "Promise<IteratorResult<ListResponse, undefined>>")]
+    pub fn next(&self) -> Promise {
+        let state = self.state.clone();
+        future_to_promise(async move {
+            // Work on a copy while awaiting, so no borrow is held across it.
+            let mut current = clone_shell(&state.borrow());
+            let page = current.fetch_next().await;
+            let next = current.next;
+            state.borrow_mut().next = next;
+            let result = js_sys::Object::new();
+            match page.map_err(JsValue::from)? {
+                Some(page) => {
+                    let _ = js_sys::Reflect::set(&result, &"value".into(), &to_plain(&page)?);
+                    let _ = js_sys::Reflect::set(&result, &"done".into(), &JsValue::FALSE);
+                }
+                None => {
+                    let _ = js_sys::Reflect::set(&result, &"value".into(), &JsValue::UNDEFINED);
+                    let _ = js_sys::Reflect::set(&result, &"done".into(), &JsValue::TRUE);
+                }
+            }
+            Ok(result.into())
+        })
+    }
+
+    /// Ends the iteration (`break` in `for await`).
+    #[wasm_bindgen(js_name = return, unchecked_return_type = "Promise<IteratorResult<ListResponse, undefined>>")]
+    pub fn finish(&self) -> Promise {
+        self.state.borrow_mut().next = None;
+        let result = js_sys::Object::new();
+        let _ = js_sys::Reflect::set(&result, &"done".into(), &JsValue::TRUE);
+        Promise::resolve(&JsValue::from(result))
+    }
+}
+
+fn clone_shell(state: &PageState) -> PageState {
+    PageState {
+        transport: state.transport.clone(),
+        endpoint: state.endpoint.clone(),
+        query: state.query.clone(),
+        limit: state.limit,
+        next: state.next,
+        signal: state.signal.clone(),
     }
 }

@@ -4,10 +4,11 @@
 mod client;
 mod convert;
 mod error;
+mod fetch;
 mod local;
 mod query;
 mod store;
 
-pub use client::JsClient;
+pub use client::{JsClient, JsPages};
 pub use error::{is_content_repo_error, to_js_error};
 pub use query::JsQuery;

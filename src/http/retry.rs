@@ -1,0 +1,155 @@
+//! When to retry a request, and how long to wait first.
+//!
+//! Retried: network errors and the statuses 429, 502, 503 and 504. Never
+//! retried: any other status, a timeout, or a request the caller aborted.
+//! The wait is exponential backoff with full jitter, or the server's
+//! `Retry-After` (seconds or an HTTP date) when it sends one, both capped.
+
+/// The retry settings of a client.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RetryPolicy {
+    /// How many times a failed request is repeated (so `retries + 1`
+    /// attempts at most).
+    pub retries: u32,
+    /// The backoff before the first retry; doubled for each later one.
+    pub base_delay_ms: u64,
+    /// The longest wait before any retry, whatever `Retry-After` says.
+    pub max_delay_ms: u64,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        RetryPolicy {
+            retries: 3,
+            base_delay_ms: 250,
+            max_delay_ms: 30_000,
+        }
+    }
+}
+
+/// How an attempt ended, as far as retrying is concerned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome<'a> {
+    /// A response with this status and `Retry-After` header.
+    Status {
+        /// The HTTP status.
+        status: u16,
+        /// The `Retry-After` header, if any.
+        retry_after: Option<&'a str>,
+    },
+    /// The request failed before a response (DNS, refused, reset, CORS).
+    Network,
+}
+
+/// Whether a status is worth another attempt.
+pub fn is_retryable_status(status: u16) -> bool {
+    matches!(status, 429 | 502 | 503 | 504)
+}
+
+impl RetryPolicy {
+    /// The wait before retry number `retry` (0 for the first retry) after
+    /// `outcome`, or `None` when the request must not be retried.
+    ///
+    /// `now_ms` is the current time (Unix milliseconds, for HTTP dates) and
+    /// `jitter` a random number in `[0, 1)`.
+    pub fn delay(
+        &self,
+        retry: u32,
+        outcome: &Outcome<'_>,
+        now_ms: f64,
+        jitter: f64,
+    ) -> Option<u64> {
+        if retry >= self.retries {
+            return None;
+        }
+        let retry_after = match outcome {
+            Outcome::Network => None,
+            Outcome::Status { status, .. } if !is_retryable_status(*status) => return None,
+            Outcome::Status { retry_after, .. } => {
+                retry_after.and_then(|value| parse_retry_after(value, now_ms))
+            }
+        };
+        let delay = match retry_after {
+            Some(delay) => delay,
+            None => {
+                let ceiling = self
+                    .base_delay_ms
+                    .saturating_mul(1u64.checked_shl(retry).unwrap_or(u64::MAX))
+                    .min(self.max_delay_ms);
+                // Full jitter: anywhere in [0, ceiling], spreading the
+                // clients that failed together.
+                (ceiling as f64 * jitter.clamp(0.0, 1.0)).round() as u64
+            }
+        };
+        Some(delay.min(self.max_delay_ms))
+    }
+}
+
+/// Parses `Retry-After` (RFC 9110 section 10.2.3): a number of seconds, or
+/// an HTTP date, as milliseconds from `now_ms`. A date in the past is 0.
+pub fn parse_retry_after(value: &str, now_ms: f64) -> Option<u64> {
+    let value = value.trim();
+    if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) {
+        let seconds: u64 = value.parse().unwrap_or(u64::MAX);
+        return Some(seconds.saturating_mul(1000));
+    }
+    let at = parse_http_date(value)?;
+    Some((at - now_ms).max(0.0).round() as u64)
+}
+
+const MONTHS: [&str; 12] = [
+    "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+];
+
+/// Days from 1970-01-01 to the given civil date (proleptic Gregorian).
+pub fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
+    let year = if month <= 2 { year - 1 } else { year };
+    let era = year.div_euclid(400);
+    let year_of_era = year - era * 400;
+    let month = i64::from(month);
+    let day_of_year =
+        (153 * (if month > 2 { month - 3 } else { month + 9 }) + 2) / 5 + i64::from(day) - 1;
+    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+    era * 146_097 + day_of_era - 719_468
+}
+
+/// Parses an HTTP date in any of the three forms of RFC 9110 (IMF-fixdate
+/// `Sun, 06 Nov 1994 08:49:37 GMT`, RFC 850 `Sunday, 06-Nov-94 08:49:37 GMT`,
+/// asctime `Sun Nov  6 08:49:37 1994`) into Unix milliseconds.
+pub fn parse_http_date(value: &str) -> Option<f64> {
+    let words: Vec<&str> = value.split_whitespace().collect();
+    let (day, month, year, time) = match words.as_slice() {
+        [_, day, month, year, time, "GMT"] => (*day, *month, year.to_string(), *time),
+        [_, date, time, "GMT"] => {
+            let mut parts = date.split('-');
+            let (day, month, year) = (parts.next()?, parts.next()?, parts.next()?);
+            let year: i64 = year.parse().ok()?;
+            // RFC 850 two-digit years: RFC 9110 says a year that appears to
+            // be more than 50 years in the future is in the past century.
+            let year = if year < 100 {
+                if year < 70 {
+                    2000 + year
+                } else {
+                    1900 + year
+                }
+            } else {
+                year
+            };
+            (day, month, year.to_string(), *time)
+        }
+        [_, month, day, time, year] => (*day, *month, year.to_string(), *time),
+        _ => return None,
+    };
+    let month = MONTHS.iter().position(|name| *name == month)? as u32 + 1;
+    let day: u32 = day.parse().ok()?;
+    let year: i64 = year.parse().ok()?;
+    let mut clock = time.split(':').map(|part| part.parse::<u32>().ok());
+    let (hour, minute, second) = (clock.next()??, clock.next()??, clock.next()??);
+    if clock.next().is_some() || !(1..=31).contains(&day) || hour > 23 || minute > 59 || second > 60
+    {
+        return None;
+    }
+    let days = days_from_civil(year, month, day);
+    let seconds = days * 86_400 + i64::from(hour * 3600 + minute * 60 + second);
+    Some(seconds as f64 * 1000.0)
+}

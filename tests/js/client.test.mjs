@@ -1,0 +1,66 @@
+// The HTTP client in Node: the shared request cases against the real fixture
+// server on 127.0.0.1, and an injected fetch that needs no server.
+import { test, before, after, beforeEach } from "node:test";
+import assert from "node:assert/strict";
+import { startServer } from "../../www/server.mjs";
+import { cases } from "./client-cases.mjs";
+
+const sdk = await import("../../pkg/node/index.js");
+const apiKey = "node-test-key-1234";
+let server;
+let env;
+
+before(async () => {
+  server = await startServer({ port: 0, apiKey, control: true });
+  const call = async (path, body) => {
+    const response = await fetch(`${server.url.replace(/\/$/, "")}${path}`, body === undefined ? {} : {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    assert.ok(response.ok, `${path}: ${response.status}`);
+    return response.json();
+  };
+  env = {
+    baseUrl: server.url,
+    apiKey,
+    control: {
+      script: (script) => call("/__fixture/script", script),
+      requests: () => call("/__fixture/requests"),
+      reset: () => call("/__fixture/reset", {}),
+    },
+  };
+});
+
+after(() => server.close());
+beforeEach(() => env.control.reset());
+
+for (const [name, run] of Object.entries(cases)) {
+  test(name, { timeout: 20_000 }, () => run(sdk, env));
+}
+
+test("an injected fetch is called with the URL, GET, the Authorization header and a signal", async () => {
+  const calls = [];
+  const fakeFetch = async (url, init) => {
+    calls.push({ url, method: init.method, authorization: init.headers.Authorization, accept: init.headers.Accept, signal: init.signal instanceof AbortSignal });
+    if (calls.length === 1) return new Response("busy", { status: 503 });
+    return new Response(JSON.stringify({ data: [{ fields: { title: "x" }, meta: { id: "1" } }], meta: { count: 1, limit: 25, offset: 0, total: 1 } }), { status: 200 });
+  };
+  const client = new sdk.Client({ baseUrl: "https://cms.invalid/base/", repository: "blog", apiKey: "injected-key", authScheme: "Bearer ", fetch: fakeFetch, retryDelayMs: 1 });
+  const list = await client.collection("posts", new sdk.Query().sort("fields.title", 1).limit(1));
+  assert.deepEqual(list.data, [{ fields: { title: "x" }, meta: { id: "1" } }]);
+  assert.equal(calls.length, 2, "retried once after the 503");
+  for (const call of calls) {
+    assert.equal(call.url, "https://cms.invalid/base/v1/blog/collections/posts?sorting%5Bfields.title%5D=ASC&limit=1");
+    assert.equal(call.method, "GET");
+    assert.equal(call.authorization, "Bearer injected-key");
+    assert.equal(call.accept, "application/json");
+    assert.equal(call.signal, true);
+  }
+  await assert.rejects(
+    new sdk.Client({ baseUrl: "https://cms.invalid", repository: "blog", apiKey: "k", fetch: async () => { throw new TypeError("offline"); }, retries: 0 }).documents(),
+    (error) => error.code === "network" && error.message.includes("offline"),
+  );
+  assert.throws(() => new sdk.Client({ baseUrl: "https://cms.invalid", repository: "blog", apiKey: "k", fetch: "nope" }), (e) => e.code === "invalid_argument");
+  assert.throws(() => new sdk.Client({ baseUrl: "https://cms.invalid", repository: "blog", apiKey: "k", timeoutMs: -1 }), (e) => e.code === "invalid_argument");
+});
