@@ -63,6 +63,13 @@ pub enum Error {
         /// A short excerpt of the body.
         excerpt: String,
     },
+    /// The offline cache's storage failed (a full disk, say). Reported to
+    /// `onCacheError`; the request that caused the write still succeeds.
+    #[error("cache storage failed: {message}")]
+    Storage {
+        /// What failed.
+        message: String,
+    },
     /// Offline, and the cache cannot answer the query.
     #[error("{message}")]
     NotCached {
@@ -83,6 +90,7 @@ impl Error {
             Error::Timeout { .. } => "timeout",
             Error::Aborted => "aborted",
             Error::Decode { .. } => "decode",
+            Error::Storage { .. } => "storage",
             Error::NotCached { .. } => "not_cached",
         }
     }

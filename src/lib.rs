@@ -24,6 +24,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod cache;
 pub mod error;
 pub mod http;
 pub mod local;

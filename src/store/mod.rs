@@ -1,1 +1,763 @@
-//! The document store: documents by `meta.id`, with sorted indexes.
+//! The document store: documents by `meta.id` (SPEC.md section 6), with
+//! sorted indexes that make repeated queries cheap.
+//!
+//! - A document is kept as its JSON text: for [`DocumentStore::put_json`],
+//!   the list text itself (each document a range of it, never re-encoded).
+//!   Only the page a query returns is parsed again.
+//! - A write with a lower `meta.revision` never replaces a higher one (both
+//!   must be numbers for the rule to apply; an equal revision replaces).
+//! - Each query's sort keys get an **index**: the values of its keys read
+//!   once per document (columns), and the documents in sorted order (a
+//!   permutation). Every write updates the indexes it touches before it
+//!   returns: the changed documents leave the permutation and re-enter it by
+//!   a merge, so the first query after a write is as fast as the ones
+//!   before. The [`MAX_INDEXES`] most recently used indexes are kept.
+//! - Stable order in the store means insertion order: a replaced document
+//!   keeps the position of its first write.
+//!
+//! ```
+//! use content_repo::store::DocumentStore;
+//! use content_repo::{Direction, Query};
+//!
+//! let mut store = DocumentStore::new();
+//! store.put_json(r#"{"data": [
+//!     {"fields": {"n": 2}, "meta": {"id": "1", "revision": 1, "contentType": "a"}},
+//!     {"fields": {"n": 1}, "meta": {"id": "2", "revision": 1, "contentType": "a"}}
+//! ]}"#.to_owned())?;
+//! // a stale write is ignored
+//! store.put_json(r#"[{"fields": {"n": 9}, "meta": {"id": "1", "revision": 0}}]"#.to_owned())?;
+//! let mut query = Query::new();
+//! query.sort("fields.n", Direction::Asc)?.fields("n")?;
+//! assert_eq!(
+//!     store.query_json(&query, None)?,
+//!     r#"{"data":[{"fields":{"n":1},"meta":{"id":"2","revision":1,"contentType":"a"}},{"fields":{"n":2},"meta":{"id":"1","revision":1,"contentType":"a"}}],"meta":{"count":2,"limit":2,"offset":0,"total":2}}"#
+//! );
+//! # Ok::<(), content_repo::Error>(())
+//! ```
+
+pub mod ingest;
+
+use std::cmp::Ordering;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use serde::de::IgnoredAny;
+use serde_json::{Number, Value};
+
+use crate::error::{Error, Result};
+use crate::local::apply::{page_bounds, page_meta};
+use crate::local::order::compare_numbers;
+use crate::local::project::{is_envelope, select_map};
+use crate::local::sort::{effective_keys, SortValue};
+use crate::query::selection::Selection;
+use crate::query::sort::{Direction, FieldKey, Sort};
+use crate::query::Query;
+
+/// How many sort indexes a store keeps (least recently used dropped first).
+pub const MAX_INDEXES: usize = 8;
+
+/// A document's text: a range of a shared buffer.
+#[derive(Debug, Clone)]
+struct Text {
+    buffer: Rc<String>,
+    start: usize,
+    end: usize,
+}
+
+impl Text {
+    fn whole(text: String) -> Text {
+        let end = text.len();
+        Text {
+            buffer: Rc::new(text),
+            start: 0,
+            end,
+        }
+    }
+
+    fn as_str(&self) -> &str {
+        self.buffer.get(self.start..self.end).unwrap_or("null")
+    }
+
+    fn len(&self) -> usize {
+        self.end - self.start
+    }
+}
+
+#[derive(Debug)]
+struct Slot {
+    id: Rc<str>,
+    revision: Option<Number>,
+    content_type: Option<Rc<str>>,
+    text: Text,
+    /// The insertion position: the final tie-break (stability).
+    seq: u64,
+}
+
+#[derive(Debug)]
+struct Index {
+    sorting: Vec<Sort>,
+    keys: Vec<(FieldKey, Direction)>,
+    /// Live slots in sorted order.
+    order: Vec<u32>,
+    used: u64,
+}
+
+/// A document read from a write, before it is stored.
+struct Incoming {
+    id: String,
+    revision: Option<Number>,
+    content_type: Option<String>,
+    text: Text,
+    values: Vec<SortValue>,
+}
+
+/// Where a write came from, for its error codes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Origin {
+    /// Response text: `decode` errors.
+    Text,
+    /// JavaScript values: `invalid_argument` errors.
+    Argument,
+}
+
+impl Origin {
+    fn error(self, message: String, text: &str) -> Error {
+        match self {
+            Origin::Text => Error::Decode {
+                message,
+                excerpt: excerpt(text),
+            },
+            Origin::Argument => Error::invalid_argument(message),
+        }
+    }
+}
+
+fn excerpt(text: &str) -> String {
+    text.chars().take(60).collect()
+}
+
+/// Documents by `meta.id`, with cached sort indexes. See the module docs.
+#[derive(Debug, Default)]
+pub struct DocumentStore {
+    slots: Vec<Option<Slot>>,
+    free: Vec<u32>,
+    by_id: HashMap<Rc<str>, u32>,
+    content_types: HashMap<Rc<str>, usize>,
+    next_seq: u64,
+    column_keys: Vec<FieldKey>,
+    /// One column per key of `column_keys`, one value per slot.
+    columns: Vec<Vec<SortValue>>,
+    indexes: Vec<Index>,
+    clock: u64,
+    live_bytes: usize,
+    buffer_bytes: usize,
+}
+
+impl DocumentStore {
+    /// An empty store.
+    pub fn new() -> DocumentStore {
+        DocumentStore::default()
+    }
+
+    /// The number of documents.
+    pub fn len(&self) -> usize {
+        self.by_id.len()
+    }
+
+    /// Whether the store holds no document.
+    pub fn is_empty(&self) -> bool {
+        self.by_id.is_empty()
+    }
+
+    /// The number of sort indexes currently kept.
+    pub fn index_count(&self) -> usize {
+        self.indexes.len()
+    }
+
+    /// The bytes of document text kept (including text of replaced
+    /// documents not yet compacted away).
+    pub fn text_bytes(&self) -> usize {
+        self.buffer_bytes
+    }
+
+    /// Stores the documents of a list response's text (an envelope with a
+    /// `data` array, an array of documents, or one document), parsed one
+    /// document at a time. Returns how many documents were written (stale
+    /// ones, by `meta.revision`, are not). On any error (`decode`: not JSON,
+    /// or not documents with a `meta.id`) the store is unchanged.
+    pub fn put_json(&mut self, text: String) -> Result<usize> {
+        self.put_text(text, Origin::Text)
+    }
+
+    /// [`put_json`](Self::put_json) for text that JavaScript serialized from
+    /// its own values: errors are `invalid_argument`.
+    pub fn put_serialized(&mut self, text: String) -> Result<usize> {
+        self.put_text(text, Origin::Argument)
+    }
+
+    /// Stores the documents of a list envelope, an array of documents, or
+    /// one document (`invalid_argument` errors; the store is then
+    /// unchanged). Returns how many documents were written.
+    pub fn put_value(&mut self, value: &Value) -> Result<usize> {
+        let incoming = self.read_value(value, Origin::Argument, "")?;
+        Ok(self.commit(incoming))
+    }
+
+    fn put_text(&mut self, text: String, origin: Origin) -> Result<usize> {
+        let buffer = Rc::new(text);
+        let incoming = match self.read_framed(&buffer, origin)? {
+            Some(incoming) => incoming,
+            None => {
+                let value: Value = serde_json::from_str(&buffer)
+                    .map_err(|error| origin.error(format!("invalid JSON: {error}"), &buffer))?;
+                self.read_value(&value, origin, &buffer)?
+            }
+        };
+        Ok(self.commit(incoming))
+    }
+
+    /// Reads a framed list text; `Ok(None)` when it must be parsed whole.
+    fn read_framed(&self, buffer: &Rc<String>, origin: Origin) -> Result<Option<Vec<Incoming>>> {
+        let Some(frame) = ingest::frame(buffer) else {
+            return Ok(None);
+        };
+        let syntax = |fallback: serde_json::Error| {
+            let error = serde_json::from_str::<IgnoredAny>(buffer)
+                .err()
+                .unwrap_or(fallback);
+            origin.error(format!("invalid JSON: {error}"), buffer)
+        };
+        let Some(skeleton) = ingest::skeleton(buffer, &frame.documents) else {
+            return Ok(None);
+        };
+        match serde_json::from_str::<Value>(&skeleton) {
+            Ok(parsed) if ingest::skeleton_matches(&parsed, frame.documents.len()) => {}
+            Ok(_) => return Ok(None),
+            Err(error) => return Err(syntax(error)),
+        }
+        let mut incoming = Vec::with_capacity(frame.documents.len());
+        for (index, range) in frame.documents.into_iter().enumerate() {
+            let text = buffer.get(range.clone()).unwrap_or("");
+            let value: Value = serde_json::from_str(text).map_err(syntax)?;
+            let text = Text {
+                buffer: Rc::clone(buffer),
+                start: range.start,
+                end: range.end,
+            };
+            incoming.push(self.read_document(&value, text, index, origin, buffer)?);
+        }
+        Ok(Some(incoming))
+    }
+
+    /// Reads the documents of a parsed list, each serialized to its own text.
+    fn read_value(&self, value: &Value, origin: Origin, source: &str) -> Result<Vec<Incoming>> {
+        let documents: &[Value] = match value {
+            Value::Array(documents) => documents,
+            Value::Object(map) if is_envelope(value) => match map.get("data") {
+                Some(Value::Array(documents)) => documents,
+                _ => &[],
+            },
+            Value::Object(_) => std::slice::from_ref(value),
+            _ => {
+                return Err(origin.error(
+                    "expected a list { data: Document[] }, an array of documents or a document"
+                        .into(),
+                    source,
+                ))
+            }
+        };
+        documents
+            .iter()
+            .enumerate()
+            .map(|(index, document)| {
+                let text = serde_json::to_string(document).map_err(|error| {
+                    origin.error(format!("cannot encode a document: {error}"), source)
+                })?;
+                self.read_document(document, Text::whole(text), index, origin, source)
+            })
+            .collect()
+    }
+
+    fn read_document(
+        &self,
+        document: &Value,
+        text: Text,
+        index: usize,
+        origin: Origin,
+        source: &str,
+    ) -> Result<Incoming> {
+        let meta = document
+            .as_object()
+            .and_then(|map| map.get("meta"))
+            .and_then(Value::as_object);
+        let id = match meta.and_then(|meta| meta.get("id")) {
+            Some(Value::String(id)) if !id.is_empty() => id.clone(),
+            Some(Value::Number(id)) => id.to_string(),
+            _ => {
+                return Err(origin.error(
+                    format!(
+                        "documents[{index}] is not a document with an id: expected an object {{ fields, meta: {{ id: string, ... }} }}"
+                    ),
+                    source,
+                ))
+            }
+        };
+        let revision = match meta.and_then(|meta| meta.get("revision")) {
+            Some(Value::Number(revision)) => Some(revision.clone()),
+            _ => None,
+        };
+        let content_type = match meta.and_then(|meta| meta.get("contentType")) {
+            Some(Value::String(content_type)) => Some(content_type.clone()),
+            _ => None,
+        };
+        let values = self
+            .column_keys
+            .iter()
+            .map(|key| SortValue::of_document(document, key))
+            .collect();
+        Ok(Incoming {
+            id,
+            revision,
+            content_type,
+            text,
+            values,
+        })
+    }
+
+    /// Stores read documents (revision rule) and updates the indexes.
+    fn commit(&mut self, incoming: Vec<Incoming>) -> usize {
+        let mut changed = Vec::with_capacity(incoming.len());
+        let mut written = 0;
+        let mut buffers: Vec<*const String> = Vec::new();
+        for document in incoming {
+            let pointer = Rc::as_ptr(&document.text.buffer);
+            if buffers.last() != Some(&pointer) {
+                buffers.push(pointer);
+                self.buffer_bytes += document.text.buffer.len();
+            }
+            if let Some(slot) = self.write(document) {
+                changed.push(slot);
+                written += 1;
+            }
+        }
+        self.reindex(changed);
+        self.compact_if_sparse();
+        written
+    }
+
+    /// Writes one document; `None` when a higher revision is stored.
+    fn write(&mut self, document: Incoming) -> Option<u32> {
+        let content_type = document
+            .content_type
+            .as_deref()
+            .map(|name| self.intern(name));
+        let slot = match self.by_id.get(document.id.as_str()).copied() {
+            Some(slot) => {
+                let stored = self.slots.get_mut(slot as usize)?.as_mut()?;
+                if let (Some(new), Some(old)) = (&document.revision, &stored.revision) {
+                    if compare_numbers(new, old) == Ordering::Less {
+                        return None;
+                    }
+                }
+                let old_type = std::mem::replace(&mut stored.content_type, content_type.clone());
+                stored.revision = document.revision;
+                self.live_bytes = self.live_bytes + document.text.len() - stored.text.len();
+                stored.text = document.text;
+                if let Some(old_type) = old_type {
+                    self.uncount(&old_type);
+                }
+                slot
+            }
+            None => {
+                let id: Rc<str> = Rc::from(document.id.as_str());
+                let seq = self.next_seq;
+                self.next_seq += 1;
+                self.live_bytes += document.text.len();
+                let stored = Slot {
+                    id: Rc::clone(&id),
+                    revision: document.revision,
+                    content_type: content_type.clone(),
+                    text: document.text,
+                    seq,
+                };
+                let slot = match self.free.pop() {
+                    Some(slot) => {
+                        if let Some(place) = self.slots.get_mut(slot as usize) {
+                            *place = Some(stored);
+                        }
+                        slot
+                    }
+                    None => {
+                        self.slots.push(Some(stored));
+                        for column in &mut self.columns {
+                            column.push(SortValue::Missing);
+                        }
+                        (self.slots.len() - 1) as u32
+                    }
+                };
+                self.by_id.insert(id, slot);
+                slot
+            }
+        };
+        if let Some(content_type) = content_type {
+            *self.content_types.entry(content_type).or_insert(0) += 1;
+        }
+        for (column, value) in self.columns.iter_mut().zip(document.values) {
+            if let Some(place) = column.get_mut(slot as usize) {
+                *place = value;
+            }
+        }
+        Some(slot)
+    }
+
+    fn intern(&self, name: &str) -> Rc<str> {
+        match self.content_types.get_key_value(name) {
+            Some((known, _)) => Rc::clone(known),
+            None => Rc::from(name),
+        }
+    }
+
+    fn uncount(&mut self, content_type: &str) {
+        if let Some(count) = self.content_types.get_mut(content_type) {
+            *count -= 1;
+            if *count == 0 {
+                self.content_types.remove(content_type);
+            }
+        }
+    }
+
+    /// The document stored under `id`, as its JSON text.
+    pub fn get_json(&self, id: &str) -> Option<&str> {
+        let slot = *self.by_id.get(id)?;
+        Some(self.slots.get(slot as usize)?.as_ref()?.text.as_str())
+    }
+
+    /// The document stored under `id`.
+    pub fn get(&self, id: &str) -> Option<Value> {
+        serde_json::from_str(self.get_json(id)?).ok()
+    }
+
+    /// Removes the document stored under `id`; whether there was one.
+    pub fn delete(&mut self, id: &str) -> bool {
+        let Some(slot) = self.by_id.remove(id) else {
+            return false;
+        };
+        if let Some(stored) = self.slots.get_mut(slot as usize).and_then(Option::take) {
+            self.live_bytes -= stored.text.len();
+            if let Some(content_type) = &stored.content_type {
+                self.uncount(content_type);
+            }
+        }
+        for column in &mut self.columns {
+            if let Some(place) = column.get_mut(slot as usize) {
+                *place = SortValue::Missing;
+            }
+        }
+        self.free.push(slot);
+        self.reindex(vec![slot]);
+        true
+    }
+
+    /// Removes every document. The indexes' definitions stay (empty), so
+    /// the next writes keep them ready.
+    pub fn clear(&mut self) {
+        self.slots.clear();
+        self.free.clear();
+        self.by_id.clear();
+        self.content_types.clear();
+        for column in &mut self.columns {
+            column.clear();
+        }
+        for index in &mut self.indexes {
+            index.order.clear();
+        }
+        self.live_bytes = 0;
+        self.buffer_bytes = 0;
+    }
+
+    fn column_of(&self, key: &FieldKey) -> Option<usize> {
+        self.column_keys.iter().position(|known| known == key)
+    }
+
+    fn compare_slots(&self, keys: &[(usize, Direction)], a: u32, b: u32) -> Ordering {
+        for (column, direction) in keys {
+            if let Some(values) = self.columns.get(*column) {
+                if let (Some(x), Some(y)) = (values.get(a as usize), values.get(b as usize)) {
+                    let order = x.compare_directed(y, *direction);
+                    if order != Ordering::Equal {
+                        return order;
+                    }
+                }
+            }
+        }
+        self.seq(a).cmp(&self.seq(b))
+    }
+
+    fn seq(&self, slot: u32) -> u64 {
+        self.slots
+            .get(slot as usize)
+            .and_then(Option::as_ref)
+            .map_or(u64::MAX, |stored| stored.seq)
+    }
+
+    fn is_live(&self, slot: u32) -> bool {
+        matches!(self.slots.get(slot as usize), Some(Some(_)))
+    }
+
+    fn key_columns(&self, keys: &[(FieldKey, Direction)]) -> Vec<(usize, Direction)> {
+        keys.iter()
+            .filter_map(|(key, direction)| Some((self.column_of(key)?, *direction)))
+            .collect()
+    }
+
+    /// Moves the changed slots to their new places in every index: they
+    /// leave the permutation, are sorted among themselves, and merge back.
+    fn reindex(&mut self, mut changed: Vec<u32>) {
+        if changed.is_empty() || self.indexes.is_empty() {
+            return;
+        }
+        changed.sort_unstable();
+        changed.dedup();
+        let mut touched = vec![false; self.slots.len()];
+        for slot in &changed {
+            if let Some(flag) = touched.get_mut(*slot as usize) {
+                *flag = true;
+            }
+        }
+        let mut indexes = std::mem::take(&mut self.indexes);
+        for index in &mut indexes {
+            let keys = self.key_columns(&index.keys);
+            let compare = |a: &u32, b: &u32| self.compare_slots(&keys, *a, *b);
+            let mut fresh: Vec<u32> = changed
+                .iter()
+                .copied()
+                .filter(|slot| self.is_live(*slot))
+                .collect();
+            fresh.sort_unstable_by(compare);
+            let mut old = std::mem::take(&mut index.order);
+            if fresh.len() * 16 < old.len() {
+                // A few changes: drop them, then binary-search each back in
+                // (no comparison per stored document).
+                old.retain(|slot| !touched.get(*slot as usize).copied().unwrap_or(false));
+                for slot in fresh {
+                    let at = old.partition_point(|known| compare(known, &slot) == Ordering::Less);
+                    old.insert(at, slot);
+                }
+                index.order = old;
+                continue;
+            }
+            let mut merged = Vec::with_capacity(old.len() + fresh.len());
+            let mut fresh = fresh.into_iter().peekable();
+            for slot in old {
+                if touched.get(slot as usize).copied().unwrap_or(false) {
+                    continue;
+                }
+                while let Some(next) = fresh.next_if(|next| compare(next, &slot) == Ordering::Less)
+                {
+                    merged.push(next);
+                }
+                merged.push(slot);
+            }
+            merged.extend(fresh);
+            index.order = merged;
+        }
+        self.indexes = indexes;
+    }
+
+    /// Copies the live documents into one buffer when most kept text
+    /// belongs to replaced or deleted documents.
+    fn compact_if_sparse(&mut self) {
+        if self.buffer_bytes <= 2 * self.live_bytes + (1 << 20) {
+            return;
+        }
+        let mut buffer = String::with_capacity(self.live_bytes);
+        let mut ranges = Vec::with_capacity(self.by_id.len());
+        for (slot, stored) in self.slots.iter().enumerate() {
+            if let Some(stored) = stored {
+                let start = buffer.len();
+                buffer.push_str(stored.text.as_str());
+                ranges.push((slot, start, buffer.len()));
+            }
+        }
+        let buffer = Rc::new(buffer);
+        for (slot, start, end) in ranges {
+            if let Some(Some(stored)) = self.slots.get_mut(slot) {
+                stored.text = Text {
+                    buffer: Rc::clone(&buffer),
+                    start,
+                    end,
+                };
+            }
+        }
+        self.buffer_bytes = buffer.len();
+    }
+
+    /// The position of the index for `sorting`, created if needed.
+    fn index_for(&mut self, sorting: &[Sort]) -> Result<usize> {
+        self.clock += 1;
+        if let Some(position) = self
+            .indexes
+            .iter()
+            .position(|index| index.sorting == sorting)
+        {
+            if let Some(index) = self.indexes.get_mut(position) {
+                index.used = self.clock;
+            }
+            return Ok(position);
+        }
+        let keys = effective_keys(sorting);
+        let missing: Vec<FieldKey> = keys
+            .iter()
+            .map(|(key, _)| key.clone())
+            .filter(|key| self.column_of(key).is_none())
+            .collect();
+        if !missing.is_empty() {
+            let mut columns: Vec<Vec<SortValue>> = missing
+                .iter()
+                .map(|_| Vec::with_capacity(self.slots.len()))
+                .collect();
+            for stored in &self.slots {
+                let document = match stored {
+                    Some(stored) => {
+                        Some(serde_json::from_str::<Value>(stored.text.as_str()).map_err(
+                            |error| Error::Decode {
+                                message: format!("a stored document cannot be read: {error}"),
+                                excerpt: excerpt(stored.text.as_str()),
+                            },
+                        )?)
+                    }
+                    None => None,
+                };
+                for (key, column) in missing.iter().zip(columns.iter_mut()) {
+                    column.push(match &document {
+                        Some(document) => SortValue::of_document(document, key),
+                        None => SortValue::Missing,
+                    });
+                }
+            }
+            self.column_keys.extend(missing);
+            self.columns.extend(columns);
+        }
+        let columns = self.key_columns(&keys);
+        let mut order: Vec<u32> = (0..self.slots.len() as u32)
+            .filter(|slot| self.is_live(*slot))
+            .collect();
+        order.sort_unstable_by(|a, b| self.compare_slots(&columns, *a, *b));
+        self.indexes.push(Index {
+            sorting: sorting.to_vec(),
+            keys,
+            order,
+            used: self.clock,
+        });
+        if self.indexes.len() > MAX_INDEXES {
+            self.evict();
+        }
+        self.indexes
+            .iter()
+            .position(|index| index.sorting == sorting)
+            .ok_or_else(|| Error::invalid_argument("the sort index could not be kept"))
+    }
+
+    /// Drops the least recently used index and the columns no index needs.
+    fn evict(&mut self) {
+        if let Some(oldest) = self
+            .indexes
+            .iter()
+            .enumerate()
+            .min_by_key(|(_, index)| index.used)
+            .map(|(position, _)| position)
+        {
+            self.indexes.remove(oldest);
+        }
+        let mut position = 0;
+        while position < self.column_keys.len() {
+            let used = self.column_keys.get(position).is_some_and(|key| {
+                self.indexes
+                    .iter()
+                    .any(|index| index.keys.iter().any(|(known, _)| known == key))
+            });
+            if used {
+                position += 1;
+            } else {
+                self.column_keys.remove(position);
+                self.columns.remove(position);
+            }
+        }
+    }
+
+    /// Answers `query` from the store, as the JSON text of a list envelope
+    /// `{ data, meta: { count, limit, offset, total } }`: its sorting (through
+    /// a cached index), then `offset` and `limit` (without `limit`, every
+    /// document from `offset` on), then its selection. With `content_type`,
+    /// only documents whose `meta.contentType` equals it count.
+    pub fn query_json(&mut self, query: &Query, content_type: Option<&str>) -> Result<String> {
+        let position = self.index_for(query.sorting())?;
+        let total = match content_type {
+            Some(name) => self.content_types.get(name).copied().unwrap_or(0),
+            None => self.by_id.len(),
+        };
+        let (offset, count) = page_bounds(query, total);
+        let order = match self.indexes.get(position) {
+            Some(index) => &index.order,
+            None => return Err(Error::invalid_argument("the sort index is missing")),
+        };
+        let page = order
+            .iter()
+            .filter_map(|slot| self.slots.get(*slot as usize).and_then(Option::as_ref))
+            .filter(|stored| match content_type {
+                Some(name) => stored.content_type.as_deref() == Some(name),
+                None => true,
+            })
+            .skip(offset)
+            .take(count);
+        let mut out = String::with_capacity(64 + count * 256);
+        out.push_str("{\"data\":[");
+        for (position, stored) in page.enumerate() {
+            if position > 0 {
+                out.push(',');
+            }
+            write_selected(&mut out, stored.text.as_str(), query.selection())?;
+        }
+        out.push_str("],\"meta\":");
+        out.push_str(&page_meta(query, count, total).to_string());
+        out.push('}');
+        Ok(out)
+    }
+
+    /// [`query_json`](Self::query_json), parsed.
+    pub fn query(&mut self, query: &Query, content_type: Option<&str>) -> Result<Value> {
+        let text = self.query_json(query, content_type)?;
+        serde_json::from_str(&text).map_err(|error| Error::Decode {
+            message: format!("the result cannot be read: {error}"),
+            excerpt: excerpt(&text),
+        })
+    }
+
+    /// The ids in the store's stable order (insertion order).
+    pub fn ids(&self) -> Vec<&str> {
+        let mut slots: Vec<&Slot> = self.slots.iter().flatten().collect();
+        slots.sort_by_key(|stored| stored.seq);
+        slots.iter().map(|stored| &*stored.id).collect()
+    }
+}
+
+/// Writes one stored document's text, projected by `selection`.
+fn write_selected(out: &mut String, text: &str, selection: Option<&Selection>) -> Result<()> {
+    let parts = match selection {
+        None | Some(Selection::All) => {
+            out.push_str(text);
+            return Ok(());
+        }
+        Some(Selection::Parts(parts)) => parts,
+    };
+    let document: Value = serde_json::from_str(text).map_err(|error| Error::Decode {
+        message: format!("a stored document cannot be read: {error}"),
+        excerpt: excerpt(text),
+    })?;
+    let selected = match document {
+        Value::Object(map) => Value::Object(select_map(&map, parts)),
+        other => other,
+    };
+    out.push_str(&selected.to_string());
+    Ok(())
+}

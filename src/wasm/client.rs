@@ -11,6 +11,9 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::future_to_promise;
 use web_sys::AbortSignal;
 
+use super::cache::{
+    answer_value, is_network_failure, network_value, JsClientCache, OfflineCache, Policy,
+};
 use super::convert::{describe, integer, optional_string, property, string, to_plain};
 use super::fetch::{get, Transport};
 use crate::error::{Error, Result};
@@ -174,6 +177,7 @@ const DEFAULT_MAX_PAGES: u64 = 100;
 #[wasm_bindgen(js_name = Client)]
 pub struct JsClient {
     transport: Rc<Transport>,
+    cache: Option<Rc<OfflineCache>>,
 }
 
 /// Reads `options.signal`.
@@ -229,8 +233,8 @@ fn check_list(endpoint: &Endpoint) -> Result<()> {
 }
 
 impl JsClient {
-    /// Fetches `endpoint` with `query` and returns the decoded body as a
-    /// plain JavaScript value.
+    /// Fetches `endpoint` with `query` under the cache policy and returns
+    /// the body as a plain JavaScript value marked with its `source`.
     fn fetch(
         &self,
         endpoint: Result<Endpoint>,
@@ -239,14 +243,25 @@ impl JsClient {
         expect: Expect,
     ) -> Promise {
         let transport = self.transport.clone();
+        let cache = self.cache.clone();
         promise((|| {
             let endpoint = endpoint?;
-            let query = query_arg(query)?;
+            let query = query_arg(query)?.unwrap_or_default();
             let signal = signal_option(options)?;
-            let url = transport.config.url(&endpoint, query.as_ref())?;
+            let url = transport.config.url(&endpoint, Some(&query))?;
+            let request = Request {
+                transport,
+                endpoint,
+                query,
+                url,
+                expect,
+                signal,
+            };
             Ok(async move {
-                let value = get(transport, url, expect, signal).await?;
-                to_plain(&value)
+                match cache {
+                    None => network_value(&request.network(None).await?),
+                    Some(cache) => request.cached(cache).await,
+                }
             })
         })())
     }
@@ -265,6 +280,7 @@ impl JsClient {
         let offset = query.get_offset().unwrap_or(0);
         Ok(PageState {
             transport: self.transport.clone(),
+            cache: self.cache.clone(),
             endpoint,
             query,
             limit,
@@ -328,8 +344,27 @@ impl JsClient {
                 ))
             })?)
         };
+        let on_error = property(&options, "onCacheError");
+        let on_error = if on_error.is_undefined() || on_error.is_null() {
+            None
+        } else {
+            Some(on_error.dyn_into::<Function>().map_err(|other| {
+                Error::invalid_argument(format!(
+                    "onCacheError must be a function, got {}",
+                    describe(&other)
+                ))
+            })?)
+        };
+        let name = format!(
+            "content-repo:{}/v1/{}",
+            config.base_url(),
+            config.repository()
+        );
+        let cache =
+            OfflineCache::from_options(&property(&options, "cache"), &name, on_error)?.map(Rc::new);
         Ok(JsClient {
             transport: Rc::new(Transport::new(config, policy, timeout_ms, fetch)),
+            cache,
         })
     }
 
@@ -487,6 +522,80 @@ impl JsClient {
         promise(work)
     }
 
+    /// Fetches every page of a list endpoint (whole documents, `pageSize` a
+    /// page, 1000 by default)
+    /// into the cache, so that any sorting and selection of it can be
+    /// answered offline; `onProgress({ loaded, total })` is called after each
+    /// page. Resolves to the final `{ loaded, total }`.
+    #[wasm_bindgen(unchecked_return_type = "Promise<{ loaded: number; total: number }>")]
+    pub fn prefetch(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "EndpointSpec")] endpoint: JsValue,
+        #[wasm_bindgen(
+            unchecked_param_type = "{ onProgress?: (progress: { loaded: number; total: number }) => void; signal?: AbortSignal; pageSize?: number } | undefined"
+        )]
+        options: JsValue,
+    ) -> Promise {
+        let work = (|| {
+            let cache = self.cache.clone().ok_or_else(|| {
+                Error::invalid_argument("prefetch needs a client created with the `cache` option")
+            })?;
+            let query = Query::new();
+            let page_size = optional_integer(&options, "pageSize", 1, 1000, 1000)?;
+            let page_query = JsValue::from_str(&format!("limit={page_size}"));
+            let mut state = self.list_state(&endpoint, &page_query, &options)?;
+            let progress = property(&options, "onProgress");
+            let progress = if progress.is_undefined() {
+                None
+            } else {
+                Some(progress.dyn_into::<Function>().map_err(|other| {
+                    Error::invalid_argument(format!(
+                        "onProgress must be a function, got {}",
+                        describe(&other)
+                    ))
+                })?)
+            };
+            Ok(async move {
+                let mut ids = Vec::new();
+                let mut total = 0;
+                while let Some(page) = state.fetch_next().await? {
+                    let data = page
+                        .get("data")
+                        .and_then(Value::as_array)
+                        .map(Vec::as_slice)
+                        .unwrap_or_default();
+                    ids.extend(
+                        data.iter()
+                            .filter_map(|doc| doc.pointer("/meta/id").and_then(Value::as_str))
+                            .map(str::to_owned),
+                    );
+                    total = page
+                        .pointer("/meta/total")
+                        .and_then(Value::as_u64)
+                        .unwrap_or(ids.len() as u64);
+                    if let Some(progress) = &progress {
+                        let report = to_plain(&json!({ "loaded": ids.len(), "total": total }))?;
+                        let _ = progress.call1(&JsValue::UNDEFINED, &report);
+                    }
+                }
+                let now = js_sys::Date::now();
+                let endpoint = state.endpoint.clone();
+                let loaded = ids.len();
+                cache
+                    .record(|cache| cache.plan_complete(&endpoint, ids, &query, now))
+                    .await?;
+                to_plain(&json!({ "loaded": loaded, "total": total }))
+            })
+        })();
+        promise(work)
+    }
+
+    /// The offline cache (`undefined` when the client has none).
+    #[wasm_bindgen(getter)]
+    pub fn cache(&self) -> Option<JsClientCache> {
+        self.cache.clone().map(JsClientCache::new)
+    }
+
     /// The base URL, without trailing `/`.
     #[wasm_bindgen(getter, js_name = baseUrl)]
     pub fn base_url(&self) -> String {
@@ -513,6 +622,7 @@ impl JsClient {
 /// Where a page iteration stands.
 struct PageState {
     transport: Rc<Transport>,
+    cache: Option<Rc<OfflineCache>>,
     endpoint: Endpoint,
     query: Query,
     limit: u32,
@@ -532,11 +642,18 @@ impl PageState {
         let url = self.transport.config.url(&self.endpoint, Some(&query))?;
         let page = get(
             self.transport.clone(),
-            url,
+            url.clone(),
             Expect::List,
             self.signal.clone(),
         )
         .await?;
+        if let Some(cache) = &self.cache {
+            let now = js_sys::Date::now();
+            // A failed write is reported to onCacheError; the page stands.
+            let _ = cache
+                .record(|state| state.plan_list(&url, &self.endpoint, &query, &page, now))
+                .await;
+        }
         self.next = next_offset(&page, offset, u64::from(self.limit));
         Ok(Some(page))
     }
@@ -589,10 +706,99 @@ impl JsPages {
 fn clone_shell(state: &PageState) -> PageState {
     PageState {
         transport: state.transport.clone(),
+        cache: state.cache.clone(),
         endpoint: state.endpoint.clone(),
         query: state.query.clone(),
         limit: state.limit,
         next: state.next,
         signal: state.signal.clone(),
+    }
+}
+
+/// One request, ready to be sent or answered from the cache.
+struct Request {
+    transport: Rc<Transport>,
+    endpoint: Endpoint,
+    query: Query,
+    url: String,
+    expect: Expect,
+    signal: Option<AbortSignal>,
+}
+
+impl Request {
+    /// Sends the request, recording a successful response in `cache`.
+    async fn network(&self, cache: Option<&Rc<OfflineCache>>) -> Result<Value> {
+        let body = get(
+            self.transport.clone(),
+            self.url.clone(),
+            self.expect,
+            self.signal.clone(),
+        )
+        .await?;
+        if let Some(cache) = cache {
+            let now = js_sys::Date::now();
+            // A failed write is reported to onCacheError; the answer stands.
+            let _ = cache
+                .record(|state| match self.expect {
+                    Expect::List => {
+                        state.plan_list(&self.url, &self.endpoint, &self.query, &body, now)
+                    }
+                    _ => state.plan_single(&self.url, &self.endpoint, &self.query, &body, now),
+                })
+                .await;
+        }
+        Ok(body)
+    }
+
+    async fn cached_answer(&self, cache: &Rc<OfflineCache>) -> Result<crate::cache::Answer> {
+        cache
+            .answer(|state| match self.expect {
+                Expect::List => state.answer_list(&self.url, &self.endpoint, &self.query),
+                _ => state.answer_single(&self.url, &self.endpoint, &self.query),
+            })
+            .await
+    }
+
+    /// Answers under the cache's policy.
+    async fn cached(self, cache: Rc<OfflineCache>) -> Result<JsValue> {
+        match cache.policy {
+            Policy::CacheOnly => {
+                let answer = self.cached_answer(&cache).await?;
+                answer_value(&answer, cache.is_old(&answer))
+            }
+            Policy::CacheFirst => match self.cached_answer(&cache).await {
+                Ok(answer) if !cache.is_old(&answer) => answer_value(&answer, false),
+                Ok(old) => match self.network(Some(&cache)).await {
+                    Ok(body) => network_value(&body),
+                    Err(error) if is_network_failure(&error) => answer_value(&old, true),
+                    Err(error) => Err(error),
+                },
+                Err(_) => network_value(&self.network(Some(&cache)).await?),
+            },
+            Policy::StaleWhileRevalidate => match self.cached_answer(&cache).await {
+                Ok(answer) => {
+                    let stale = cache.is_old(&answer);
+                    let value = answer_value(&answer, stale)?;
+                    wasm_bindgen_futures::spawn_local(async move {
+                        let _ = self.network(Some(&cache)).await;
+                    });
+                    Ok(value)
+                }
+                Err(_) => network_value(&self.network(Some(&cache)).await?),
+            },
+            Policy::NetworkFirst => match self.network(Some(&cache)).await {
+                Ok(body) => network_value(&body),
+                Err(error) if is_network_failure(&error) => {
+                    match self.cached_answer(&cache).await {
+                        Ok(answer) => answer_value(&answer, true),
+                        Err(Error::NotCached { message }) => Err(Error::NotCached {
+                            message: format!("{message} (the request failed: {error})"),
+                        }),
+                        Err(other) => Err(other),
+                    }
+                }
+                Err(error) => Err(error),
+            },
+        }
     }
 }

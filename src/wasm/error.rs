@@ -31,6 +31,7 @@ export type ErrorCode =
   | "timeout"
   | "aborted"
   | "decode"
+  | "storage"
   | "not_cached";
 
 /**

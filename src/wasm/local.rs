@@ -1,1 +1,387 @@
 //! `sortDocuments`, `selectFields`, `applyQuery`: the local engine for JavaScript.
+//!
+//! Documents cross the boundary as JSON text, which is much cheaper than
+//! one call per value: a small JavaScript helper reads only what the call
+//! needs (the sort keys' values; the selected top-level keys of the
+//! documents of a page) with `JSON.stringify`, Rust parses it and does the
+//! work, and results come back as JSON text read by `JSON.parse`.
+//! `sortDocuments` returns the caller's own document objects in the new
+//! order (only their sort keys are read).
+
+use serde_json::{Map, Value};
+use wasm_bindgen::prelude::*;
+
+use super::client::query_arg;
+use super::convert::describe;
+use crate::error::{Error, Result};
+use crate::local::apply::{page_bounds, page_meta};
+use crate::local::project::select_any;
+use crate::local::sort::{effective_keys, is_id, not_a_document, Columns, SortValue};
+use crate::query::selection::{Node, Selection};
+use crate::query::sort::{Direction, FieldKey};
+use crate::query::Query;
+
+#[wasm_bindgen(typescript_custom_section)]
+const LOCAL_TS: &'static str = r#"
+/** A document's system metadata. Unknown extra keys are kept. */
+export interface Meta {
+  /** The document id: a decimal number written as a string. */
+  id: string;
+  contentType: string;
+  repository: string;
+  revision: number;
+  tags: string[];
+  /** An instant such as `"2024-01-31T12:00:00.000Z"`. */
+  createdAt: string;
+  updatedAt: string;
+  [key: string]: unknown;
+}
+
+/**
+ * A document: user-defined `fields` and system `meta`. After a field
+ * selection, `fields` may be absent and `meta` may hold only some keys.
+ */
+export interface Document {
+  fields?: Record<string, unknown>;
+  meta?: Partial<Meta>;
+  [key: string]: unknown;
+}
+
+/** The `meta` of a list response. */
+export interface ListMeta {
+  /** The number of documents in `data`. */
+  count: number;
+  /** The page size asked for (locally without a limit: the count). */
+  limit: number;
+  /** How many documents precede this page. */
+  offset: number;
+  /** The number of documents in the whole list. */
+  total: number;
+}
+
+/** A list response: a page of documents and where it sits in the list. */
+export interface ListResponse {
+  data: Document[];
+  meta: ListMeta;
+  /** Linked documents by content type (`includes` queries). */
+  includes?: Record<string, Document[]>;
+  [key: string]: unknown;
+}
+
+/** Documents as the local engine accepts them: an array, or a list envelope. */
+export type DocumentList = Document[] | { data: Document[]; [key: string]: unknown };
+"#;
+
+#[wasm_bindgen(inline_js = r#"
+const hasOwn = Object.prototype.hasOwnProperty;
+const isObject = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+export function listDocuments(value) {
+  if (Array.isArray(value)) return value;
+  if (isObject(value) && Array.isArray(value.data) && !hasOwn.call(value, "fields")) return value.data;
+  return undefined;
+}
+export function sortRows(docs, paths) {
+  const n = docs.length;
+  const k = paths.length;
+  const rows = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const d = docs[i];
+    if (!isObject(d)) return i;
+    const row = new Array(k);
+    for (let j = 0; j < k; j++) {
+      const s = hasOwn.call(d, paths[j][0]) ? d[paths[j][0]] : undefined;
+      row[j] = isObject(s) && hasOwn.call(s, paths[j][1]) ? s[paths[j][1]] : null;
+    }
+    rows[i] = row;
+  }
+  return JSON.stringify(rows);
+}
+export function permute(docs, order) {
+  const out = new Array(order.length);
+  for (let i = 0; i < order.length; i++) out[i] = docs[order[i]];
+  return out;
+}
+function pick(o, names) {
+  if (names === null || !isObject(o)) return o;
+  const out = {};
+  for (let i = 0; i < names.length; i++) {
+    const n = names[i];
+    if (hasOwn.call(o, n)) out[n] = o[n];
+  }
+  return out;
+}
+function prune(d, f, m) {
+  const out = {};
+  if (f !== false && hasOwn.call(d, "fields")) out.fields = pick(d.fields, f);
+  if (hasOwn.call(d, "meta")) out.meta = pick(d.meta, m);
+  if (hasOwn.call(d, "includes")) out.includes = d.includes;
+  return out;
+}
+export function listJson(value, order, whole, f, m) {
+  const docs = listDocuments(value);
+  const one = docs === undefined;
+  const source = one ? [value] : docs;
+  const n = order === undefined ? source.length : order.length;
+  const data = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const d = source[order === undefined ? i : order[i]];
+    if (!isObject(d)) return one ? -1 : order === undefined ? i : order[i];
+    data[i] = whole ? d : prune(d, f, m);
+  }
+  if (one) return JSON.stringify(data[0]);
+  if (Array.isArray(value)) return JSON.stringify(data);
+  const out = {};
+  for (const key of Object.keys(value)) out[key] = key === "data" ? data : value[key];
+  return JSON.stringify(out);
+}
+"#)]
+extern "C" {
+    #[wasm_bindgen(js_name = listDocuments)]
+    fn list_documents(value: &JsValue) -> JsValue;
+    #[wasm_bindgen(catch, js_name = sortRows)]
+    fn sort_rows(documents: &JsValue, paths: &JsValue) -> Result<JsValue, JsValue>;
+    fn permute(documents: &JsValue, order: Vec<u32>) -> JsValue;
+    #[wasm_bindgen(catch, js_name = listJson)]
+    fn list_json(
+        value: &JsValue,
+        order: Option<Vec<u32>>,
+        whole: bool,
+        fields: &JsValue,
+        meta: &JsValue,
+    ) -> Result<JsValue, JsValue>;
+}
+
+/// Parses JSON text into plain JavaScript objects and arrays.
+pub fn from_json_text(text: &str) -> Result<JsValue> {
+    js_sys::JSON::parse(text)
+        .map_err(|_| Error::invalid_argument("the result could not be read as JSON"))
+}
+
+fn not_serializable(error: &JsValue) -> Error {
+    let reason = js_sys::Error::from(error.clone()).message();
+    Error::invalid_argument(format!(
+        "documents must be JSON values ({})",
+        String::from(reason)
+    ))
+}
+
+fn not_a_list(value: &JsValue) -> Error {
+    Error::invalid_argument(format!(
+        "expected a list: an array of documents or {{ data: Document[] }}, got {}",
+        describe(value)
+    ))
+}
+
+/// The key paths `[scope, name]` as a JavaScript array.
+fn paths(keys: &[(FieldKey, Direction)]) -> JsValue {
+    let paths = js_sys::Array::new();
+    for (key, _) in keys {
+        let path = js_sys::Array::new();
+        path.push(&JsValue::from_str(key.scope.as_str()));
+        path.push(&JsValue::from_str(&key.name));
+        paths.push(&path);
+    }
+    paths.into()
+}
+
+/// Reads the sort columns of `documents` (a JavaScript array).
+fn read_columns(documents: &JsValue, keys: &[(FieldKey, Direction)]) -> Result<Columns> {
+    let rows = sort_rows(documents, &paths(keys)).map_err(|error| not_serializable(&error))?;
+    if let Some(index) = rows.as_f64() {
+        return Err(not_a_document(index as usize));
+    }
+    let text = rows
+        .as_string()
+        .ok_or_else(|| Error::invalid_argument("the sort keys could not be read"))?;
+    let rows: Vec<Vec<Value>> = serde_json::from_str(&text).map_err(|error| {
+        Error::invalid_argument(format!("the sort keys could not be read: {error}"))
+    })?;
+    let count = rows.len();
+    let mut columns: Vec<(Vec<SortValue>, Direction)> = keys
+        .iter()
+        .map(|(_, direction)| (Vec::with_capacity(count), *direction))
+        .collect();
+    for row in &rows {
+        for ((key, _), ((column, _), value)) in keys.iter().zip(columns.iter_mut().zip(row)) {
+            column.push(SortValue::of(Some(value), is_id(key)));
+        }
+    }
+    Columns::from_parts(columns, count)
+}
+
+/// The top-level names a node selects, or `null` when it selects every key
+/// (a leaf, or a `*` child).
+fn names(node: &Node) -> JsValue {
+    if node.is_leaf() || node.children().contains_key("*") {
+        return JsValue::NULL;
+    }
+    node.children()
+        .keys()
+        .map(|name| JsValue::from_str(name))
+        .collect::<js_sys::Array>()
+        .into()
+}
+
+/// Serializes a list (or a document) to JSON text, keeping only what
+/// `selection` can return, and parses it.
+fn read_list(
+    value: &JsValue,
+    order: Option<Vec<u32>>,
+    selection: Option<&Selection>,
+) -> Result<Value> {
+    let (whole, fields, meta) = match selection {
+        Some(Selection::Parts(parts)) => (
+            false,
+            parts.fields.as_ref().map_or(JsValue::FALSE, names),
+            names(&parts.meta),
+        ),
+        _ => (true, JsValue::NULL, JsValue::NULL),
+    };
+    let text =
+        list_json(value, order, whole, &fields, &meta).map_err(|error| not_serializable(&error))?;
+    if let Some(index) = text.as_f64() {
+        return Err(if index < 0.0 {
+            Error::invalid_argument(format!(
+                "expected a document or a list of documents, got {}",
+                describe(value)
+            ))
+        } else {
+            not_a_document(index as usize)
+        });
+    }
+    let text = text
+        .as_string()
+        .ok_or_else(|| Error::invalid_argument("the documents could not be read"))?;
+    serde_json::from_str(&text).map_err(|error| {
+        Error::invalid_argument(format!("the documents could not be read: {error}"))
+    })
+}
+
+fn sorting_of(query: &JsValue) -> Result<Query> {
+    Ok(query_arg(query)?.unwrap_or_default())
+}
+
+/// Returns a new array of the same documents, sorted by the query's sort
+/// keys as the service sorts (SPEC section 2): each key in turn, missing and
+/// `null` values last in both directions, then `meta.createdAt` descending
+/// and `meta.id` descending, then the input order (stable). Without a query
+/// (or without sort keys), the default order. The query's other parameters
+/// are ignored. The documents themselves are not copied.
+///
+/// Throws `invalid_argument` if `documents` is not an array of documents,
+/// or a query string is invalid.
+#[wasm_bindgen(js_name = sortDocuments, unchecked_return_type = "Document[]")]
+pub fn sort_documents(
+    #[wasm_bindgen(unchecked_param_type = "Document[]")] documents: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Query | string | null | undefined")] query: JsValue,
+) -> Result<JsValue, JsValue> {
+    if !documents.is_array() {
+        return Err(not_a_list(&documents).into());
+    }
+    let query = sorting_of(&query)?;
+    let keys = effective_keys(query.sorting());
+    let columns = read_columns(&documents, &keys)?;
+    let order: Vec<u32> = columns
+        .order(None)
+        .into_iter()
+        .map(|row| row as u32)
+        .collect();
+    Ok(permute(&documents, order))
+}
+
+/// Applies a field selection such as `"title, author/name"` (SPEC section
+/// 3) to one document, an array of documents, or a list envelope (each
+/// element of `data`; the `includes` scope to its `includes`; other keys
+/// kept). Returns new objects; the input is not changed. `"*"` returns the
+/// input as it is.
+///
+/// Throws `invalid_selection` (with `position`) for an invalid selection,
+/// `invalid_argument` for something that is not a document or a list.
+#[wasm_bindgen(js_name = selectFields, unchecked_return_type = "Document | Document[] | ListResponse")]
+pub fn select_fields(
+    #[wasm_bindgen(unchecked_param_type = "Document | DocumentList")] document_or_list: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "string")] selection: JsValue,
+) -> Result<JsValue, JsValue> {
+    let text = selection.as_string().ok_or_else(|| {
+        Error::invalid_argument(format!(
+            "the selection must be a string such as \"title, author/name\", got {}",
+            describe(&selection)
+        ))
+    })?;
+    let selection = Selection::parse(&text)?;
+    if !document_or_list.is_object() {
+        return Err(Error::invalid_argument(format!(
+            "expected a document or a list of documents, got {}",
+            describe(&document_or_list)
+        ))
+        .into());
+    }
+    if selection == Selection::All {
+        return Ok(document_or_list);
+    }
+    let value = read_list(&document_or_list, None, Some(&selection))?;
+    let selected = select_any(&value, &selection)?;
+    Ok(from_json_text(&selected.to_string())?)
+}
+
+/// Applies a query to documents in hand, as the service would: its sorting
+/// (see `sortDocuments`), then `offset` and `limit`, then its field
+/// selection. Returns a list envelope `{ data, meta: { count, limit,
+/// offset, total } }`; a list envelope's other keys (such as `includes`)
+/// are kept. Filters, search and the other parameters are not applied.
+///
+/// Unlike the service, a query **without `limit` returns every document**
+/// (from `offset` on), and `meta.limit` is then the count.
+#[wasm_bindgen(js_name = applyQuery, unchecked_return_type = "ListResponse")]
+pub fn apply_query(
+    #[wasm_bindgen(unchecked_param_type = "DocumentList")] list_or_documents: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Query | string | null | undefined")] query: JsValue,
+) -> Result<JsValue, JsValue> {
+    let documents = list_documents(&list_or_documents);
+    if documents.is_undefined() {
+        return Err(not_a_list(&list_or_documents).into());
+    }
+    let query = sorting_of(&query)?;
+    let keys = effective_keys(query.sorting());
+    let columns = read_columns(&documents, &keys)?;
+    let total = columns.rows();
+    let (offset, count) = page_bounds(&query, total);
+    let order: Vec<u32> = columns
+        .order(Some(offset + count))
+        .into_iter()
+        .skip(offset)
+        .map(|row| row as u32)
+        .collect();
+    let page = read_list(&list_or_documents, Some(order), query.selection())?;
+    let mut out = Map::new();
+    match page {
+        Value::Array(data) => {
+            out.insert("data".into(), Value::Array(data));
+            out.insert("meta".into(), page_meta(&query, count, total));
+        }
+        Value::Object(map) => {
+            for (key, value) in map {
+                if key != "meta" {
+                    out.insert(key, value);
+                }
+            }
+            out.insert("meta".into(), page_meta(&query, count, total));
+        }
+        _ => return Err(not_a_list(&list_or_documents).into()),
+    }
+    let out = Value::Object(out);
+    let out = match query.selection() {
+        Some(selection) => select_any(&out, selection)?,
+        None => out,
+    };
+    Ok(from_json_text(&out.to_string())?)
+}
+
+/// The size of the module's memory in bytes (it grows, never shrinks): what
+/// the documents held in `DocumentStore`s and everything else take.
+#[wasm_bindgen(js_name = wasmMemoryBytes)]
+pub fn wasm_memory_bytes() -> f64 {
+    let memory: js_sys::WebAssembly::Memory = wasm_bindgen::memory().unchecked_into();
+    let buffer: js_sys::ArrayBuffer = memory.buffer().unchecked_into();
+    buffer.byte_length() as f64
+}

@@ -1,6 +1,7 @@
 //! The JavaScript boundary: the only `#[wasm_bindgen]` code. Every export
 //! decodes its arguments, calls the core, and encodes the result.
 
+mod cache;
 mod client;
 mod convert;
 mod error;

@@ -1,1 +1,178 @@
 //! `DocumentStore`: documents in wasm memory, for JavaScript.
+
+use wasm_bindgen::prelude::*;
+
+use super::client::query_arg;
+use super::convert::{describe, is_absent, optional_string, property, string};
+use super::local::from_json_text;
+use crate::error::{Error, Result};
+use crate::store::DocumentStore;
+
+#[wasm_bindgen(typescript_custom_section)]
+const STORE_TS: &'static str = r#"
+/** Options of `DocumentStore.query`. */
+export interface StoreQueryOptions {
+  /**
+   * Only documents whose `meta.contentType` is this API id.
+   * @defaultValue every document
+   */
+  contentType?: string;
+}
+"#;
+
+#[wasm_bindgen(inline_js = r#"
+export function encodeUtf8(text) {
+  return new TextEncoder().encode(text);
+}
+export function stringify(value) {
+  return JSON.stringify(value);
+}
+"#)]
+extern "C" {
+    #[wasm_bindgen(js_name = encodeUtf8)]
+    fn encode_utf8(text: &JsValue) -> js_sys::Uint8Array;
+    #[wasm_bindgen(catch)]
+    fn stringify(value: &JsValue) -> Result<JsValue, JsValue>;
+}
+
+/// Documents held in WebAssembly memory, by `meta.id`, answering queries
+/// with the service's sorting and field selection without a round trip.
+///
+/// - A write with a lower `meta.revision` never replaces a higher one.
+/// - Each query's sort keys get an index that later queries reuse; writes
+///   keep the indexes up to date, so a page from 100,000 documents takes well
+///   under a millisecond.
+/// - Call `free()` when done with a store to release its memory.
+#[wasm_bindgen(js_name = DocumentStore)]
+pub struct JsDocumentStore {
+    inner: DocumentStore,
+}
+
+impl Default for JsDocumentStore {
+    fn default() -> Self {
+        JsDocumentStore::new()
+    }
+}
+
+#[wasm_bindgen(js_class = DocumentStore)]
+impl JsDocumentStore {
+    /// An empty store.
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> JsDocumentStore {
+        JsDocumentStore {
+            inner: DocumentStore::new(),
+        }
+    }
+
+    /// Stores documents: a list response (`{ data }`), an array of documents,
+    /// or one document; each needs a `meta.id`. Returns how many were written
+    /// (documents with a lower `meta.revision` than the stored one are not).
+    /// Throws `invalid_argument` (and stores nothing) if any is not a
+    /// document with an id.
+    pub fn put(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "Document | DocumentList")]
+        list_or_documents: JsValue,
+    ) -> Result<u32, JsValue> {
+        if !list_or_documents.is_object() {
+            return Err(Error::invalid_argument(format!(
+                "expected a document or a list of documents, got {}",
+                describe(&list_or_documents)
+            ))
+            .into());
+        }
+        let text = stringify(&list_or_documents)
+            .map_err(|_| Error::invalid_argument("documents must be JSON values"))?
+            .as_string()
+            .ok_or_else(|| Error::invalid_argument("documents must be JSON values"))?;
+        Ok(self.inner.put_serialized(text)? as u32)
+    }
+
+    /// Stores the documents of a response's JSON text (a list `{ data }`,
+    /// an array of documents, or one document), parsed inside WebAssembly so
+    /// they never become JavaScript objects on the way in. Returns how many
+    /// were written. Throws `decode` for text that is not such JSON
+    /// (malformed, truncated, a document without `meta.id`); the store is
+    /// then unchanged.
+    #[wasm_bindgen(js_name = putJson)]
+    pub fn put_json(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+    ) -> Result<u32, JsValue> {
+        if !text.is_string() {
+            return Err(Error::invalid_argument(format!(
+                "putJson expects the response text (a string), got {}",
+                describe(&text)
+            ))
+            .into());
+        }
+        let bytes = encode_utf8(&text).to_vec();
+        let text = String::from_utf8(bytes)
+            .map_err(|_| Error::invalid_argument("the text is not valid Unicode"))?;
+        Ok(self.inner.put_json(text)? as u32)
+    }
+
+    /// The document stored under `id`, or `undefined`.
+    #[wasm_bindgen(unchecked_return_type = "Document | undefined")]
+    pub fn get(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let id = string(&id, "the document id")?;
+        match self.inner.get_json(&id) {
+            Some(text) => Ok(from_json_text(text)?),
+            None => Ok(JsValue::UNDEFINED),
+        }
+    }
+
+    /// Answers a query from the stored documents: its sort keys (through a
+    /// cached index), then `offset` and `limit`, then its field selection,
+    /// as a list envelope `{ data, meta: { count, limit, offset, total } }`
+    /// like `applyQuery`'s. Without `limit`, every document from `offset` on.
+    /// Filters and the other parameters are not applied.
+    #[wasm_bindgen(unchecked_return_type = "ListResponse")]
+    pub fn query(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "Query | string | null | undefined")] query: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "StoreQueryOptions | undefined")] options: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let query = query_arg(&query)?.unwrap_or_default();
+        if !is_absent(&options) && !options.is_object() {
+            return Err(Error::invalid_argument(format!(
+                "query options must be an object {{ contentType? }}, got {}",
+                describe(&options)
+            ))
+            .into());
+        }
+        let content_type = optional_string(&property(&options, "contentType"), "contentType")?;
+        let text = self.inner.query_json(&query, content_type.as_deref())?;
+        Ok(from_json_text(&text)?)
+    }
+
+    /// The number of documents stored.
+    #[wasm_bindgen(getter)]
+    pub fn size(&self) -> u32 {
+        self.inner.len() as u32
+    }
+
+    /// Removes the document stored under `id`; whether there was one.
+    pub fn delete(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue,
+    ) -> Result<bool, JsValue> {
+        let id = string(&id, "the document id")?;
+        Ok(self.inner.delete(&id))
+    }
+
+    /// Removes every document.
+    pub fn clear(&mut self) {
+        self.inner.clear();
+    }
+}
+
+impl JsDocumentStore {
+    /// The core store.
+    pub fn inner(&self) -> &DocumentStore {
+        &self.inner
+    }
+}

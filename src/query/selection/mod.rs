@@ -95,6 +95,35 @@ impl Node {
             .unwrap_or(0)
     }
 
+    /// Whether everything `requested` selects can be computed from what this
+    /// node selected: `requested(self(value)) == requested(value)` for every
+    /// value. Conservative: `false` when unsure.
+    pub fn covers(&self, requested: &Node) -> bool {
+        if self.is_leaf() {
+            return true;
+        }
+        if requested.is_leaf() {
+            return false;
+        }
+        let star = self.children.get("*");
+        requested.children.iter().all(|(name, wanted)| {
+            let named = if name == "*" {
+                None
+            } else {
+                self.children.get(name)
+            };
+            match (named, star) {
+                (Some(named), Some(star)) => {
+                    let mut both = named.clone();
+                    both.merge(star.clone());
+                    both.covers(wanted)
+                }
+                (Some(only), None) | (None, Some(only)) => only.covers(wanted),
+                (None, None) => false,
+            }
+        })
+    }
+
     fn write_item(&self, name: &str, out: &mut fmt::Formatter<'_>) -> fmt::Result {
         out.write_str(name)?;
         match self.children.len() {
@@ -148,6 +177,47 @@ impl Selection {
     /// anything outside the grammar.
     pub fn parse(text: &str) -> Result<Selection> {
         parse::parse(text)
+    }
+}
+
+impl Selection {
+    /// Whether documents projected with `fetched` (`None`: whole documents)
+    /// still hold everything `requested` (`None`: the whole document)
+    /// selects. Conservative: `false` when unsure.
+    pub fn covers(fetched: Option<&Selection>, requested: Option<&Selection>) -> bool {
+        let fetched = match fetched {
+            None | Some(Selection::All) => return true,
+            Some(Selection::Parts(parts)) => parts,
+        };
+        let requested = match requested {
+            None | Some(Selection::All) => return false,
+            Some(Selection::Parts(parts)) => parts,
+        };
+        let scope = |have: &Option<Node>, want: &Option<Node>| match (have, want) {
+            (_, None) => true,
+            (None, Some(_)) => false,
+            (Some(have), Some(want)) => have.covers(want),
+        };
+        scope(&fetched.fields, &requested.fields)
+            && scope(&fetched.includes, &requested.includes)
+            && fetched.meta.covers(&requested.meta)
+    }
+
+    /// Whether documents projected with `fetched` still hold the whole value
+    /// of `scope.name` (`scope` is `fields` or `meta`), as sorting needs.
+    pub fn covers_key(fetched: Option<&Selection>, scope: &str, name: &str) -> bool {
+        let parts = match fetched {
+            None | Some(Selection::All) => return true,
+            Some(Selection::Parts(parts)) => parts,
+        };
+        let node = match scope {
+            "fields" => parts.fields.as_ref(),
+            "meta" => Some(&parts.meta),
+            _ => None,
+        };
+        let mut wanted = Node::default();
+        wanted.insert(name.to_owned(), Node::leaf());
+        node.is_some_and(|node| node.covers(&wanted))
     }
 }
 

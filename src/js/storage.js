@@ -1,0 +1,107 @@
+// Storage adapters of the offline cache. A storage is any object with:
+//
+//   load(): Promise<Array<[key: string, value: string]>>   every entry
+//   write(puts: Array<[string, string]>, deletes: string[]): Promise<void>
+//                                                           all or nothing
+//   clear(): Promise<void>
+//
+// Values are JSON text written by the wasm module; keys and values never
+// contain the API key.
+
+/** Entries in memory: the default in Node, and for tests. */
+export class MemoryStorage {
+  constructor() {
+    this.entries = new Map();
+  }
+  async load() {
+    return [...this.entries];
+  }
+  async write(puts, deletes) {
+    for (const key of deletes) this.entries.delete(key);
+    for (const [key, value] of puts) this.entries.set(key, value);
+  }
+  async clear() {
+    this.entries.clear();
+  }
+}
+
+const STORE = "entries";
+
+function request(req) {
+  return new Promise((resolve, reject) => {
+    req.onsuccess = () => resolve(req.result);
+    req.onerror = () => reject(req.error);
+  });
+}
+
+/** Entries in the browser's IndexedDB: one database per repository. */
+export class IndexedDbStorage {
+  constructor(name) {
+    this.name = name;
+    this.db = null;
+  }
+  async open() {
+    if (this.db) return this.db;
+    if (typeof indexedDB === "undefined") throw new Error("IndexedDB is not available here");
+    const req = indexedDB.open(this.name, 1);
+    req.onupgradeneeded = () => {
+      if (!req.result.objectStoreNames.contains(STORE)) req.result.createObjectStore(STORE);
+    };
+    this.db = await request(req);
+    // Another tab upgrading the database closes ours cleanly.
+    this.db.onversionchange = () => {
+      this.db.close();
+      this.db = null;
+    };
+    return this.db;
+  }
+  async load() {
+    const db = await this.open();
+    const tx = db.transaction(STORE, "readonly");
+    const store = tx.objectStore(STORE);
+    const [keys, values] = await Promise.all([request(store.getAllKeys()), request(store.getAll())]);
+    return keys.map((key, i) => [String(key), values[i]]);
+  }
+  async write(puts, deletes) {
+    const db = await this.open();
+    const tx = db.transaction(STORE, "readwrite");
+    const store = tx.objectStore(STORE);
+    for (const key of deletes) store.delete(key);
+    for (const [key, value] of puts) store.put(value, key);
+    await new Promise((resolve, reject) => {
+      tx.oncomplete = () => resolve();
+      tx.onerror = () => reject(tx.error);
+      tx.onabort = () => reject(tx.error ?? new Error("the cache write was aborted"));
+    });
+  }
+  async clear() {
+    const db = await this.open();
+    const tx = db.transaction(STORE, "readwrite");
+    tx.objectStore(STORE).clear();
+    await new Promise((resolve, reject) => {
+      tx.oncomplete = () => resolve();
+      tx.onerror = () => reject(tx.error);
+    });
+  }
+}
+
+/** The storage for `kind` ("indexeddb" | "memory"), or `kind` itself when it is a storage object. */
+export function makeStorage(kind, name) {
+  if (kind === "memory") return new MemoryStorage();
+  if (kind === "indexeddb") return new IndexedDbStorage(name);
+  return kind;
+}
+
+/** Whether this environment has IndexedDB (the browser default). */
+export function hasIndexedDb() {
+  return typeof indexedDB !== "undefined";
+}
+
+/** Defines the non-enumerable `source` and `stale` flags of a result. */
+export function markSource(value, source, stale) {
+  if (value !== null && typeof value === "object") {
+    Object.defineProperty(value, "source", { value: source, enumerable: false, configurable: true });
+    Object.defineProperty(value, "stale", { value: stale, enumerable: false, configurable: true });
+  }
+  return value;
+}

@@ -1,0 +1,237 @@
+// The offline cache in Node (memory storage) against the fixture server:
+// every policy, the revision rule, the coverage rules, storage faults, and
+// generated re-sorted/re-projected queries answered offline exactly as the
+// server answers them online.
+import { test, before, after, beforeEach } from "node:test";
+import assert from "node:assert/strict";
+import { startServer } from "../../www/server.mjs";
+import { combinations } from "./offline-cases.mjs";
+
+const sdk = await import("../../pkg/node/index.js");
+const apiKey = "offline-test-key-91";
+let server;
+let base;
+
+async function control(path, body) {
+  const response = await fetch(`${base}${path}`, body === undefined ? {} : { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  assert.ok(response.ok, path);
+  return response.json();
+}
+const requests = async () => (await control("/__fixture/requests")).filter((r) => r.method === "GET");
+const online = async (path) => {
+  const response = await fetch(`${base}/v1/demo/${path}`, { headers: { Authorization: apiKey } });
+  assert.equal(response.status, 200, path);
+  return response.json();
+};
+
+function client(cache, extra = {}) {
+  return new sdk.Client({ baseUrl: base, repository: "demo", apiKey, retries: 0, cache, ...extra });
+}
+
+/** A storage that records writes and can be told to fail. */
+class TestStorage {
+  constructor(entries = []) {
+    this.entries = new Map(entries);
+    this.failWrites = false;
+  }
+  async load() {
+    return [...this.entries];
+  }
+  async write(puts, deletes) {
+    if (this.failWrites) {
+      const error = new Error("The quota has been exceeded.");
+      error.name = "QuotaExceededError";
+      throw error;
+    }
+    for (const key of deletes) this.entries.delete(key);
+    for (const [key, value] of puts) this.entries.set(key, value);
+  }
+  async clear() {
+    this.entries.clear();
+  }
+}
+
+before(async () => {
+  server = await startServer({ port: 0, apiKey, control: true });
+  base = server.url.replace(/\/$/, "");
+});
+after(() => server.close());
+beforeEach(() => control("/__fixture/reset", {}));
+
+test("results say where they came from, in a non-enumerable source and stale", async () => {
+  const c = client({ storage: "memory" });
+  const list = await c.collection("authors", "limit=3");
+  assert.equal(list.source, "network");
+  assert.equal(list.stale, false);
+  assert.deepEqual(Object.keys(list).sort(), ["data", "meta", "status"]);
+  assert.equal(JSON.stringify(list).includes("source"), false);
+  const plain = await new sdk.Client({ baseUrl: base, repository: "demo", apiKey }).alias("home");
+  assert.equal(plain.source, "network", "clients without a cache mark results too");
+});
+
+test("network-first answers from the network, and from the cache when the network fails", async () => {
+  const c = client({ storage: "memory" });
+  const fresh = await c.collection("authors", "limit=5");
+  await control("/__fixture/script", { responses: [{ kind: "disconnect" }] });
+  const fallback = await c.collection("authors", "limit=5");
+  assert.equal(fallback.source, "cache");
+  assert.equal(fallback.stale, true);
+  assert.deepEqual(fallback, fresh);
+  // A 4xx is the service's answer, not a network failure: no fallback.
+  await control("/__fixture/script", { responses: [{ status: 404 }] });
+  await assert.rejects(c.collection("authors", "limit=5"), (e) => e.code === "http" && e.status === 404);
+  // Nothing cached for this query: not_cached, naming the network failure.
+  await control("/__fixture/script", { responses: [{ status: 503 }] });
+  await assert.rejects(c.collection("authors", "limit=6"), (e) => e.code === "not_cached" && e.message.includes("503"));
+});
+
+test("cache-first answers from the cache without a request, until maxAgeMs", async () => {
+  const c = client({ storage: "memory", policy: "cache-first" });
+  await c.collection("authors", "limit=4");
+  const again = await c.collection("authors", "limit=4");
+  assert.equal(again.source, "cache");
+  assert.equal(again.stale, false);
+  assert.equal((await requests()).length, 1);
+  const aging = client({ storage: "memory", policy: "cache-first", maxAgeMs: 50 });
+  await aging.collection("authors", "limit=4");
+  await new Promise((r) => setTimeout(r, 80));
+  const refreshed = await aging.collection("authors", "limit=4");
+  assert.equal(refreshed.source, "network", "an old answer is refreshed");
+  await new Promise((r) => setTimeout(r, 80));
+  await control("/__fixture/script", { responses: [{ kind: "disconnect" }] });
+  const old = await aging.collection("authors", "limit=4");
+  assert.equal(old.source, "cache");
+  assert.equal(old.stale, true, "old and the network failed");
+});
+
+test("stale-while-revalidate answers from the cache and refreshes it in the background", async () => {
+  const c = client({ storage: "memory", policy: "stale-while-revalidate" });
+  const first = await c.collection("authors", "limit=2");
+  assert.equal(first.source, "network");
+  const second = await c.collection("authors", "limit=2");
+  assert.equal(second.source, "cache");
+  for (let i = 0; i < 50 && (await requests()).length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+  assert.equal((await requests()).length, 2, "revalidated in the background");
+});
+
+test("cache-only never asks the service", async () => {
+  const c = client({ storage: "memory", policy: "cache-only" });
+  await assert.rejects(c.collection("authors"), (e) => e.code === "not_cached" && e instanceof sdk.ContentRepoError);
+  await assert.rejects(c.document("1"), (e) => e.code === "not_cached");
+  assert.equal((await requests()).length, 0);
+});
+
+test("a stale response arriving after a newer one changes nothing", async () => {
+  const c = client({ storage: "memory" });
+  const current = await c.collection("authors", "limit=1000");
+  const victim = current.data[0];
+  const stale = structuredClone(victim);
+  stale.meta.revision = victim.meta.revision - 1;
+  stale.fields.name = "STALE";
+  await control("/__fixture/script", { responses: [{ body: { status: "ok", meta: { count: 1, limit: 1, offset: 0, total: 40 }, data: [stale] } }] });
+  const late = await c.collection("authors", "limit=1");
+  assert.equal(late.data[0].fields.name, "STALE", "the caller still gets what the service sent");
+  await control("/__fixture/script", { responses: [{ kind: "disconnect" }, { kind: "disconnect" }] });
+  const doc = await c.document(victim.meta.id);
+  assert.equal(doc.source, "cache");
+  assert.equal(doc.fields.name, victim.fields.name, "the newer revision is kept");
+  const exact = await c.collection("authors", "limit=1");
+  assert.equal(exact.source, "cache");
+  assert.notEqual(exact.data[0]?.fields.name, "STALE", "the stale list was not recorded");
+});
+
+test("coverage: projected documents cannot answer a wider selection; an incomplete list cannot answer a re-sorted query", async () => {
+  const c = client({ storage: "memory" });
+  await c.collection("products", new sdk.Query().fields("title,price").limit(1000));
+  const expected = await online("collections/products?sorting%5Bfields.price%5D=ASC&fields=price&limit=5");
+  await control("/__fixture/script", { responses: Array(3).fill({ kind: "disconnect" }) });
+  const narrower = await c.collection("products", new sdk.Query().sort("fields.price", "ASC").fields("price").limit(5));
+  assert.equal(narrower.source, "cache");
+  assert.deepEqual(narrower.data, expected.data);
+  await assert.rejects(c.collection("products", new sdk.Query().fields("title,price,category").limit(5)), (e) => e.code === "not_cached");
+  await assert.rejects(c.collection("products", new sdk.Query().sort("fields.category", "ASC").fields("title").limit(5)), (e) => e.code === "not_cached");
+  await control("/__fixture/reset", {});
+  const partial = client({ storage: "memory" });
+  await partial.collection("authors", "limit=5");
+  await control("/__fixture/script", { responses: Array(2).fill({ kind: "disconnect" }) });
+  await assert.rejects(partial.collection("authors", new sdk.Query().sort("fields.name", "DESC").limit(5)), (e) => e.code === "not_cached" && /not complete/.test(e.message));
+});
+
+test("prefetch reports progress, and the prefetched collection answers generated queries exactly as the server does", async () => {
+  const storage = new TestStorage();
+  const c = client({ storage });
+  const progress = [];
+  const result = await c.prefetch({ collection: "products" }, { onProgress: (p) => progress.push(p) });
+  assert.deepEqual(result, { loaded: 130, total: 130 });
+  assert.deepEqual(progress, [{ loaded: 130, total: 130 }]);
+  const steps = [];
+  await client({ storage: "memory" }).prefetch("collections/products", { pageSize: 50, onProgress: (p) => steps.push(p) });
+  assert.deepEqual(steps, [{ loaded: 50, total: 130 }, { loaded: 100, total: 130 }, { loaded: 130, total: 130 }]);
+  const offline = client({ storage, policy: "cache-only" });
+  const queries = combinations(60);
+  let compared = 0;
+  for (const text of queries) {
+    const expected = await online(`collections/products?${text}`);
+    const actual = await offline.collection("products", text);
+    assert.equal(actual.source, "cache");
+    assert.deepEqual({ data: actual.data, meta: actual.meta }, { data: expected.data, meta: expected.meta }, text);
+    compared++;
+  }
+  assert.equal(compared, 60);
+  assert.equal((await requests()).filter((r) => r.url.includes("collections/products")).length, 1 + 3 + 60, "the prefetches, then only the reference requests");
+  // The API key is never stored.
+  for (const [key, value] of storage.entries) {
+    assert.ok(!key.includes(apiKey) && !value.includes(apiKey), key);
+  }
+  // The cache reloads from storage.
+  const reloaded = client({ storage, policy: "cache-only" });
+  await reloaded.cache.ready();
+  assert.equal(reloaded.cache.size, 130);
+  await reloaded.cache.clear();
+  assert.equal(reloaded.cache.size, 0);
+  assert.equal(storage.entries.size, 0);
+});
+
+test("a failed write (quota) is reported and leaves memory and storage consistent", async () => {
+  const storage = new TestStorage();
+  const errors = [];
+  const c = client({ storage }, { onCacheError: (e) => errors.push(e) });
+  await c.collection("authors", "limit=2");
+  const before = new Map(storage.entries);
+  storage.failWrites = true;
+  const list = await c.collection("authors", "limit=3");
+  assert.equal(list.source, "network", "the request still succeeds");
+  assert.equal(errors.length, 1);
+  assert.equal(errors[0].code, "storage");
+  assert.ok(errors[0] instanceof sdk.ContentRepoError);
+  assert.match(errors[0].message, /QuotaExceededError/);
+  assert.deepEqual(storage.entries, before, "storage unchanged");
+  storage.failWrites = false;
+  await control("/__fixture/script", { responses: [{ kind: "disconnect" }, { kind: "disconnect" }] });
+  await assert.rejects(c.collection("authors", "limit=3"), (e) => e.code === "not_cached", "memory did not keep what storage lacks");
+  assert.equal((await c.collection("authors", "limit=2")).source, "cache");
+});
+
+test("corrupt and old-schema entries are skipped and reported, never fatal", async () => {
+  const good = new TestStorage();
+  await client({ storage: good }).collection("authors", "limit=2");
+  const entries = [...good.entries];
+  entries.push(["document:123", "{not json"], ["document:456", JSON.stringify({ v: 0, document: {} })], ["weird:1", "{}"]);
+  const errors = [];
+  const c = client({ storage: new TestStorage(entries), policy: "cache-only" }, { onCacheError: (e) => errors.push(e) });
+  const list = await c.collection("authors", "limit=2");
+  assert.equal(list.source, "cache");
+  assert.equal(errors.length, 3);
+  assert.ok(errors.every((e) => e.code === "decode"));
+  assert.equal(c.cache.size, 2);
+});
+
+test("cache options are validated", () => {
+  for (const cache of [{ policy: "sometimes" }, { storage: "disk" }, { storage: {} }, { maxAgeMs: -1 }, "yes"]) {
+    assert.throws(() => client(cache), (e) => e.code === "invalid_argument", JSON.stringify(cache));
+  }
+  assert.throws(() => client({ storage: "indexeddb" }), (e) => e.code === "invalid_argument", "no IndexedDB in Node");
+  assert.equal(client({}).cache.policy, "network-first");
+  assert.equal(client(undefined).cache, undefined);
+  assert.rejects(client(undefined).prefetch("documents"), (e) => e.code === "invalid_argument");
+});

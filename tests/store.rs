@@ -1,0 +1,298 @@
+//! The document store: revision rule, index upkeep on every kind of write,
+//! `put_json` of malformed or truncated text.
+#![cfg(not(target_arch = "wasm32"))]
+
+use content_repo::local::apply::apply_query;
+use content_repo::store::{ingest, DocumentStore};
+use content_repo::{Direction, Query};
+use serde_json::{json, Value};
+
+fn doc(id: &str, revision: i64, n: i64, content_type: &str) -> Value {
+    json!({
+        "fields": {"n": n, "t": format!("t{}", n % 3)},
+        "meta": {"id": id, "revision": revision, "contentType": content_type,
+                 "createdAt": format!("2024-01-{:02}T00:00:00Z", 1 + (n % 28))}
+    })
+}
+
+/// The obviously-correct model: documents in insertion order.
+#[derive(Default)]
+struct Model {
+    docs: Vec<Value>,
+}
+
+impl Model {
+    fn put(&mut self, value: &Value) {
+        let id = value["meta"]["id"].as_str().unwrap().to_owned();
+        match self.docs.iter_mut().find(|d| d["meta"]["id"] == json!(id)) {
+            Some(stored) => {
+                let (new, old) = (&value["meta"]["revision"], &stored["meta"]["revision"]);
+                if !(new.is_number() && old.is_number() && new.as_f64() < old.as_f64()) {
+                    *stored = value.clone();
+                }
+            }
+            None => self.docs.push(value.clone()),
+        }
+    }
+
+    fn delete(&mut self, id: &str) {
+        self.docs.retain(|d| d["meta"]["id"] != json!(id));
+    }
+
+    fn query(&self, query: &Query, content_type: Option<&str>) -> Value {
+        let docs: Vec<Value> = self
+            .docs
+            .iter()
+            .filter(|d| content_type.map_or(true, |ct| d["meta"]["contentType"] == json!(ct)))
+            .cloned()
+            .collect();
+        apply_query(&Value::Array(docs), query).unwrap()
+    }
+}
+
+fn queries() -> Vec<Query> {
+    let mut out = Vec::new();
+    out.push(Query::new());
+    let mut q = Query::new();
+    q.sort("fields.n", Direction::Asc)
+        .unwrap()
+        .limit(5)
+        .unwrap();
+    out.push(q);
+    let mut q = Query::new();
+    q.sort("fields.t", Direction::Desc)
+        .unwrap()
+        .sort("fields.n", Direction::Desc)
+        .unwrap()
+        .offset(3)
+        .unwrap()
+        .limit(4)
+        .unwrap()
+        .fields("t,meta(id)")
+        .unwrap();
+    out.push(q);
+    let mut q = Query::new();
+    q.sort("meta.id", Direction::Asc)
+        .unwrap()
+        .fields("n")
+        .unwrap();
+    out.push(q);
+    out
+}
+
+fn check(store: &mut DocumentStore, model: &Model) {
+    for query in queries() {
+        for content_type in [None, Some("a"), Some("b"), Some("none")] {
+            assert_eq!(
+                store.query(&query, content_type).unwrap(),
+                model.query(&query, content_type),
+                "query {query} content type {content_type:?}"
+            );
+        }
+    }
+    assert_eq!(store.len(), model.docs.len());
+}
+
+#[test]
+fn revision_rule() {
+    let mut store = DocumentStore::new();
+    assert_eq!(store.put_value(&doc("1", 5, 1, "a")).unwrap(), 1);
+    assert_eq!(store.put_value(&doc("1", 4, 2, "a")).unwrap(), 0);
+    assert_eq!(store.get("1").unwrap()["fields"]["n"], json!(1));
+    assert_eq!(store.put_value(&doc("1", 5, 3, "a")).unwrap(), 1);
+    assert_eq!(store.get("1").unwrap()["fields"]["n"], json!(3));
+    assert_eq!(store.put_json(doc("1", 6, 4, "a").to_string()).unwrap(), 1);
+    assert_eq!(store.get("1").unwrap()["fields"]["n"], json!(4));
+    // stale in a list text, with a fresh one beside it
+    let list = json!({"data": [doc("1", 2, 9, "a"), doc("2", 1, 9, "a")]}).to_string();
+    assert_eq!(store.put_json(list).unwrap(), 1);
+    assert_eq!(store.get("1").unwrap()["fields"]["n"], json!(4));
+    // without a numeric revision the write replaces
+    store
+        .put_value(&json!({"fields": {}, "meta": {"id": "1"}}))
+        .unwrap();
+    assert_eq!(store.get("1").unwrap()["fields"], json!({}));
+    assert_eq!(store.len(), 2);
+}
+
+#[test]
+fn indexes_follow_every_kind_of_write() {
+    let mut store = DocumentStore::new();
+    let mut model = Model::default();
+    let first: Vec<Value> = (0..40)
+        .map(|i| {
+            doc(
+                &i.to_string(),
+                1,
+                (i * 17) % 23,
+                if i % 3 == 0 { "a" } else { "b" },
+            )
+        })
+        .collect();
+    store
+        .put_json(json!({"data": first, "meta": {"total": 40}}).to_string())
+        .unwrap();
+    first.iter().for_each(|d| model.put(d));
+    check(&mut store, &model);
+    assert!(store.index_count() >= 4);
+    // put: a new document and a replacement that moves
+    for d in [
+        doc("100", 1, 0, "a"),
+        doc("5", 2, 99, "a"),
+        doc("6", 0, -5, "b"),
+    ] {
+        store.put_value(&d).unwrap();
+        model.put(&d);
+        check(&mut store, &model);
+    }
+    // put_json of an array, with duplicates inside one write
+    let batch = vec![
+        doc("7", 3, 1, "b"),
+        doc("200", 1, 4, "a"),
+        doc("7", 4, 2, "b"),
+        doc("7", 1, 8, "b"),
+    ];
+    store
+        .put_json(Value::Array(batch.clone()).to_string())
+        .unwrap();
+    batch.iter().for_each(|d| model.put(d));
+    check(&mut store, &model);
+    // delete
+    assert!(store.delete("3"));
+    assert!(!store.delete("3"));
+    model.delete("3");
+    check(&mut store, &model);
+    // the freed slot is reused by a new document
+    store.put_value(&doc("300", 1, 11, "a")).unwrap();
+    model.put(&doc("300", 1, 11, "a"));
+    check(&mut store, &model);
+    // clear, then write again
+    store.clear();
+    model.docs.clear();
+    check(&mut store, &model);
+    let again: Vec<Value> = (0..30)
+        .map(|i| doc(&(i * 7).to_string(), 1, i % 5, "a"))
+        .collect();
+    store.put_value(&json!({"data": again})).unwrap();
+    again.iter().for_each(|d| model.put(d));
+    check(&mut store, &model);
+}
+
+#[test]
+fn many_indexes_are_evicted_and_rebuilt() {
+    let mut store = DocumentStore::new();
+    let mut model = Model::default();
+    let docs: Vec<Value> = (0..25)
+        .map(|i| json!({"fields": {"a": i % 2, "b": i % 3, "c": i % 5, "d": i % 7, "e": -i}, "meta": {"id": i.to_string()}}))
+        .collect();
+    store.put_value(&Value::Array(docs.clone())).unwrap();
+    docs.iter().for_each(|d| model.put(d));
+    for round in 0..3 {
+        for (i, key) in ["a", "b", "c", "d", "e"].iter().enumerate() {
+            for direction in [Direction::Asc, Direction::Desc] {
+                let mut q = Query::new();
+                q.sort(&format!("fields.{key}"), direction).unwrap();
+                if i % 2 == 0 {
+                    q.sort("fields.e", Direction::Asc).unwrap();
+                }
+                assert_eq!(store.query(&q, None).unwrap(), model.query(&q, None));
+            }
+        }
+        assert!(store.index_count() <= content_repo::store::MAX_INDEXES);
+        let d = json!({"fields": {"a": round, "e": 100 + round}, "meta": {"id": "3"}});
+        store.put_value(&d).unwrap();
+        model.put(&d);
+    }
+}
+
+#[test]
+fn malformed_or_truncated_text_changes_nothing() {
+    let mut store = DocumentStore::new();
+    let mut model = Model::default();
+    let docs: Vec<Value> = (0..10).map(|i| doc(&i.to_string(), 1, i, "a")).collect();
+    store.put_json(json!({"data": docs}).to_string()).unwrap();
+    docs.iter().for_each(|d| model.put(d));
+    check(&mut store, &model);
+    let good = json!({"data": [doc("1", 9, 50, "a"), doc("77", 1, 1, "b")], "meta": {"count": 2}})
+        .to_string();
+    for cut in 0..good.len() {
+        let text = good.get(..cut).unwrap_or_default().to_owned();
+        let error = store.put_json(text).unwrap_err();
+        assert_eq!(error.code(), "decode", "cut at {cut}");
+        check(&mut store, &model);
+    }
+    for bad in [
+        "",
+        "nope",
+        "{\"data\": [1]}",
+        "{\"data\": [{\"meta\": {}}]}",
+        "{\"data\": [{\"fields\": {}, \"meta\": {\"id\": \"\"}}]}",
+        "[{\"meta\": {\"id\": \"1\"}}, ]",
+        "[{\"meta\": {\"id\": \"1\"}} {\"meta\": {\"id\": \"2\"}}]",
+        "{\"data\": [{\"meta\": {\"id\": \"1\"}}], \"meta\": }",
+        "{\"data\": [{\"meta\": {\"id\": \"1\"}}]} x",
+        "{\"data\": [{\"meta\": {\"id\": \"1\"}}], \"\\u0064ata\": [null]}",
+        "{\"data\": [{\"meta\": {\"id\": \"1\"}}], \"data\": [3]}",
+        "[{\"meta\": {\"id\": \"1\", \"x\": \"\\q\"}}]",
+        "42",
+    ] {
+        let error = store.put_json(bad.to_owned()).unwrap_err();
+        assert_eq!(error.code(), "decode", "{bad}");
+        check(&mut store, &model);
+    }
+    // deeply nested text is an error, not a crash
+    let deep = format!(
+        "[{{\"meta\": {{\"id\": \"d\"}}, \"x\": {}{}}}]",
+        "[".repeat(5000),
+        "]".repeat(5000)
+    );
+    assert_eq!(store.put_json(deep).unwrap_err().code(), "decode");
+    check(&mut store, &model);
+}
+
+#[test]
+fn accepted_shapes_of_text() {
+    let mut store = DocumentStore::new();
+    // pretty printed envelope with extra keys, an escaped key elsewhere
+    let text = "{\n  \"meta\" : {\"total\": 2},\n  \"x\\ny\": 1,\n  \"data\" : [\n    {\"meta\": {\"id\": \"1\"}, \"fields\": {\"s\": \"a]},\\\"\"}} ,\n    {\"meta\": {\"id\": 2}}\n  ]\n}\n";
+    assert_eq!(store.put_json(text.to_owned()).unwrap(), 2);
+    assert_eq!(store.get("1").unwrap()["fields"]["s"], json!("a]},\""));
+    assert!(store.get("2").is_some());
+    // one document; an empty list; an escaped data key (parsed whole)
+    assert_eq!(
+        store
+            .put_json("{\"fields\": {}, \"meta\": {\"id\": \"3\"}}".to_owned())
+            .unwrap(),
+        1
+    );
+    assert_eq!(store.put_json("{\"data\": []}".to_owned()).unwrap(), 0);
+    assert_eq!(
+        store
+            .put_json("{\"\\u0064ata\": [{\"meta\": {\"id\": \"4\"}}]}".to_owned())
+            .unwrap(),
+        1
+    );
+    assert_eq!(store.ids(), ["1", "2", "3", "4"]);
+    assert_eq!(
+        ingest::frame("[1, {\"a\": [2]}]").unwrap().documents,
+        vec![1..2, 4..14]
+    );
+}
+
+#[test]
+fn query_json_is_the_same_envelope() {
+    let mut store = DocumentStore::new();
+    store
+        .put_value(&json!([doc("1", 1, 1, "a"), doc("2", 1, 2, "a")]))
+        .unwrap();
+    let mut q = Query::new();
+    q.sort("fields.n", Direction::Desc)
+        .unwrap()
+        .fields("meta(id)")
+        .unwrap();
+    let text = store.query_json(&q, None).unwrap();
+    assert_eq!(
+        text,
+        r#"{"data":[{"meta":{"id":"2"}},{"meta":{"id":"1"}}],"meta":{"count":2,"limit":2,"offset":0,"total":2}}"#
+    );
+}

@@ -1,0 +1,1033 @@
+// The content-repo playground: a query builder over the SDK's browser build.
+//
+// Everything the page validates, it validates through the SDK (`Query`
+// setters, `new Client`, `client.url`), so what it shows is exactly what the
+// SDK accepts and sends. The API key lives in the password input only; it is
+// stored (localStorage) only while "remember" is ticked, and never shown: the
+// curl line masks it.
+
+const STORAGE_KEY = "content-repo-playground:apiKey";
+/** The service's page size when a query sets no limit. */
+const SERVICE_DEFAULT_LIMIT = 25;
+const SCOPES = ["fields", "meta"];
+const TARGETS = {
+  collection: { label: "Collection API id", placeholder: "e.g. products" },
+  document: { label: "Document id", placeholder: "a meta.id" },
+  alias: { label: "Alias API id", placeholder: "e.g. home" },
+  asset: { label: "Asset id", placeholder: "an asset's meta.id" },
+};
+
+const $ = (id) => /** @type {any} */ (document.getElementById(id));
+
+/** Creates an element: `h("td", { className: "num" }, "12")`. */
+function h(tag, props = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(props)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === "dataset") Object.assign(node.dataset, value);
+    else if (key.startsWith("aria-") || key === "role" || key === "for") node.setAttribute(key, String(value));
+    else node[key] = value;
+  }
+  node.append(...children.flat().filter((c) => c !== null && c !== undefined && c !== false));
+  return node;
+}
+
+const show = (node, visible) => {
+  node.hidden = !visible;
+};
+
+/** Shows `message` in an error paragraph (and marks `input` invalid), or hides it. */
+function fieldError(node, message, input) {
+  node.textContent = message ?? "";
+  show(node, Boolean(message));
+  if (input) {
+    if (message) input.setAttribute("aria-invalid", "true");
+    else input.removeAttribute("aria-invalid");
+  }
+}
+
+const isObject = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/* ------------------------------------------------------------------------ */
+/* Loading the SDK                                                           */
+/* ------------------------------------------------------------------------ */
+
+let sdk;
+try {
+  sdk = await import("/pkg/web/index.js");
+} catch (error) {
+  const badge = $("sdk-status");
+  badge.textContent = `The SDK could not be loaded from /pkg/web/index.js (${error?.message ?? error}). Build it first: npm run build (npm start does).`;
+  badge.classList.add("bad");
+  for (const control of document.querySelectorAll("#playground :is(input, select, button)")) control.disabled = true;
+  throw error;
+}
+const { Client, Query } = sdk;
+const hasLocal = typeof sdk.applyQuery === "function";
+
+/* ------------------------------------------------------------------------ */
+/* State                                                                     */
+/* ------------------------------------------------------------------------ */
+
+const state = {
+  /** @type {{ id: number, scope: string, name: string, dir: "ASC" | "DESC" }[]} */
+  rows: [],
+  nextRowId: 1,
+  /** @type {AbortController | null} */
+  pending: null,
+  /** The last list response and how it was fetched (the local panel's input). */
+  lastList: null,
+  /** Repository info (for suggestions), by connection. */
+  info: null,
+  infoFor: "",
+  infoTimer: 0,
+  /** The last response shown, for the view toggle. */
+  shown: null,
+};
+
+/* ------------------------------------------------------------------------ */
+/* Connection and the API key                                                */
+/* ------------------------------------------------------------------------ */
+
+$("base-url").value = location.origin;
+
+function storage() {
+  try {
+    return window.localStorage;
+  } catch {
+    return null;
+  }
+}
+
+{
+  const stored = storage()?.getItem(STORAGE_KEY);
+  if (stored) {
+    $("api-key").value = stored;
+    $("remember-key").checked = true;
+  }
+}
+
+function persistKey() {
+  const store = storage();
+  try {
+    if ($("remember-key").checked && $("api-key").value !== "") store?.setItem(STORAGE_KEY, $("api-key").value);
+    else store?.removeItem(STORAGE_KEY);
+  } catch (error) {
+    announce(`The key could not be stored: ${error.message}`);
+  }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Sort rows                                                                 */
+/* ------------------------------------------------------------------------ */
+
+function addSortRow() {
+  const row = { id: state.nextRowId++, scope: "fields", name: "", dir: /** @type {"ASC"} */ ("ASC") };
+  state.rows.push(row);
+  renderSortRows();
+  document.getElementById(`sort-name-${row.id}`)?.focus();
+  update();
+}
+
+/** Re-renders the sort rows (structure changes only: typing does not re-render). */
+function renderSortRows(focus) {
+  const list = $("sort-list");
+  const total = state.rows.length;
+  list.replaceChildren(
+    ...state.rows.map((row, i) => {
+      const n = i + 1;
+      const scopeId = `sort-scope-${row.id}`;
+      const nameId = `sort-name-${row.id}`;
+      const errorId = `sort-error-${row.id}`;
+      const scope = h(
+        "select",
+        { id: scopeId, className: "scope", dataset: { role: "scope" } },
+        SCOPES.map((s) => h("option", { value: s, selected: s === row.scope }, s)),
+      );
+      const name = h("input", {
+        id: nameId,
+        type: "text",
+        className: "mono",
+        value: row.name,
+        placeholder: "field name",
+        spellcheck: false,
+        autocapitalize: "off",
+        dataset: { role: "name" },
+        "aria-describedby": errorId,
+      });
+      name.setAttribute("list", row.scope === "meta" ? "dl-meta" : "dl-fields");
+      const buttons = h(
+        "span",
+        { className: "sort-buttons" },
+        h(
+          "button",
+          {
+            type: "button",
+            className: "btn btn-small dir",
+            dataset: { role: "dir", dir: row.dir },
+            title: row.dir === "ASC" ? "Ascending: click for descending" : "Descending: click for ascending",
+          },
+          h("span", { className: "visually-hidden" }, `Sort key ${n} direction: `),
+          row.dir,
+        ),
+        h("button", { type: "button", className: "btn btn-small icon", dataset: { role: "up" }, disabled: i === 0, "aria-label": `Move sort key ${n} up`, title: "Move up" }, "↑"),
+        h("button", { type: "button", className: "btn btn-small icon", dataset: { role: "down" }, disabled: i === total - 1, "aria-label": `Move sort key ${n} down`, title: "Move down" }, "↓"),
+        h("button", { type: "button", className: "btn btn-small icon", dataset: { role: "remove" }, "aria-label": `Remove sort key ${n}`, title: "Remove" }, "×"),
+      );
+      return h(
+        "li",
+        { className: "sort-row", dataset: { rowId: String(row.id) } },
+        h(
+          "div",
+          { className: "sort-controls" },
+          h("label", { className: "visually-hidden", for: scopeId }, `Sort key ${n} scope`),
+          scope,
+          h("span", { className: "dot", "aria-hidden": "true" }, "."),
+          h("label", { className: "visually-hidden", for: nameId }, `Sort key ${n} field name`),
+          name,
+          buttons,
+        ),
+        h("p", { id: errorId, className: "field-error", hidden: true }),
+      );
+    }),
+  );
+  show($("sort-empty"), total === 0);
+  if (focus) {
+    const row = list.querySelector(`[data-row-id="${focus.id}"]`);
+    const target = row?.querySelector(`[data-role="${focus.role}"]:not(:disabled)`) ?? row?.querySelector('[data-role="name"]');
+    (target ?? $("add-sort")).focus();
+  }
+}
+
+function rowOf(node) {
+  const li = node.closest("[data-row-id]");
+  if (!li) return null;
+  const id = Number(li.dataset.rowId);
+  const index = state.rows.findIndex((r) => r.id === id);
+  return index < 0 ? null : { row: state.rows[index], index };
+}
+
+$("sort-list").addEventListener("input", (event) => {
+  const found = rowOf(event.target);
+  if (!found) return;
+  const role = event.target.dataset.role;
+  if (role === "name") found.row.name = event.target.value;
+  if (role === "scope") {
+    found.row.scope = event.target.value;
+    event.target.closest("li").querySelector('[data-role="name"]').setAttribute("list", found.row.scope === "meta" ? "dl-meta" : "dl-fields");
+  }
+  update();
+});
+
+$("sort-list").addEventListener("click", (event) => {
+  const button = event.target.closest("button[data-role]");
+  if (!button) return;
+  const found = rowOf(button);
+  if (!found) return;
+  const { row, index } = found;
+  const role = button.dataset.role;
+  if (role === "dir") {
+    row.dir = row.dir === "ASC" ? "DESC" : "ASC";
+    renderSortRows({ id: row.id, role: "dir" });
+  } else if (role === "up" && index > 0) {
+    state.rows.splice(index, 1);
+    state.rows.splice(index - 1, 0, row);
+    renderSortRows({ id: row.id, role: "up" });
+  } else if (role === "down" && index < state.rows.length - 1) {
+    state.rows.splice(index, 1);
+    state.rows.splice(index + 1, 0, row);
+    renderSortRows({ id: row.id, role: "down" });
+  } else if (role === "remove") {
+    state.rows.splice(index, 1);
+    const next = state.rows[Math.min(index, state.rows.length - 1)];
+    renderSortRows(next ? { id: next.id, role: "remove" } : { id: -1, role: "" });
+  }
+  update();
+});
+
+$("add-sort").addEventListener("click", addSortRow);
+
+/* ------------------------------------------------------------------------ */
+/* Building the request (all validation goes through the SDK)                */
+/* ------------------------------------------------------------------------ */
+
+/** Reads a number input: `null` when empty, `NaN` for unreadable text. */
+function numberInput(input) {
+  if (input.validity.badInput) return Number.NaN;
+  if (input.value.trim() === "") return null;
+  return input.valueAsNumber;
+}
+
+/**
+ * Reads every control and builds the request with the SDK.
+ * @returns {{ client: any, apiKey: string, kind: string, target: string, endpoint: object,
+ *   query: any, selectionText: string, url: string | null, errors: Record<string, any>,
+ *   blocking: string | null }}
+ */
+function build() {
+  const errors = { sort: new Map() };
+  const baseUrl = $("base-url").value.trim();
+  const repository = $("repository").value.trim();
+  const apiKey = $("api-key").value;
+
+  let client = null;
+  try {
+    // The URL never contains the key, so a stand-in lets the URL show before one is typed.
+    client = new Client({ baseUrl, repository, apiKey: apiKey === "" ? "stand-in" : apiKey });
+  } catch (error) {
+    if (apiKey !== "") {
+      try {
+        new Client({ baseUrl, repository, apiKey: "stand-in" });
+        errors.key = error;
+      } catch (other) {
+        errors.connection = other;
+      }
+    } else errors.connection = error;
+  }
+  if (apiKey === "" && !errors.key) errors.keyMissing = true;
+
+  const query = new Query();
+  for (const row of state.rows) {
+    const name = row.name.trim();
+    if (name === "") continue;
+    const key = `${row.scope}.${name}`;
+    try {
+      if (query.sorting.some((s) => s.key === key)) errors.sort.set(row.id, { message: `${key} is already a sort key above: this row replaces its direction there.`, soft: true });
+      query.sort(key, row.dir);
+    } catch (error) {
+      errors.sort.set(row.id, error);
+    }
+  }
+
+  const selectionText = $("fields").value;
+  if (selectionText.trim() !== "") {
+    try {
+      query.fields(selectionText);
+    } catch (error) {
+      errors.fields = error;
+    }
+  }
+  for (const name of ["limit", "offset"]) {
+    const value = numberInput($(name));
+    if (value === null) continue;
+    try {
+      query[name](value);
+    } catch (error) {
+      errors[name] = $(name).validity.badInput ? { message: `${name} must be a number` } : error;
+    }
+  }
+
+  const kind = $("endpoint").value;
+  const target = $("target").value.trim();
+  const endpoint = kind === "documents" ? { documents: true } : { [kind]: target };
+  let url = null;
+  if (client) {
+    try {
+      url = client.url(endpoint, query);
+    } catch (error) {
+      errors.target = error;
+    }
+  }
+
+  const hardSort = [...errors.sort.values()].some((e) => !e.soft);
+  const blocking = errors.connection
+    ? "Fix the connection to send."
+    : errors.keyMissing
+      ? "Enter an API key to send."
+      : errors.key
+        ? "Fix the API key to send."
+        : errors.target
+          ? "Fix the endpoint to send."
+          : hardSort
+            ? "Fix the sort keys to send."
+            : errors.fields
+              ? "Fix the selection to send."
+              : errors.limit || errors.offset
+                ? "Fix the limit or offset to send."
+                : null;
+  return { client, apiKey, kind, target, endpoint, query, selectionText, url, errors, blocking };
+}
+
+/** Quotes a word for a POSIX shell. */
+const shellQuote = (text) => `'${text.replaceAll("'", `'\\''`)}'`;
+
+/** Re-validates every control and refreshes the URL, the curl line and the buttons. */
+function update() {
+  const b = build();
+  const { errors } = b;
+
+  fieldError($("connection-error"), errors.connection?.message, null);
+  for (const id of ["base-url", "repository"]) {
+    if (errors.connection) $(id).setAttribute("aria-invalid", "true");
+    else $(id).removeAttribute("aria-invalid");
+  }
+  fieldError($("key-error"), errors.key?.message, $("api-key"));
+  fieldError($("target-error"), errors.target?.message, $("target"));
+
+  for (const row of state.rows) {
+    const error = errors.sort.get(row.id);
+    const node = document.getElementById(`sort-error-${row.id}`);
+    const input = document.getElementById(`sort-name-${row.id}`);
+    if (!node || !input) continue;
+    fieldError(node, error?.message, error && !error.soft ? input : null);
+    node.classList.toggle("soft", Boolean(error?.soft));
+    if (!error || error.soft) input.removeAttribute("aria-invalid");
+  }
+
+  renderSelection(b.selectionText, errors.fields, b.query);
+  fieldError($("limit-error"), errors.limit?.message, $("limit"));
+  fieldError($("offset-error"), errors.offset?.message, $("offset"));
+
+  const urlBox = $("request-url");
+  const curlBox = $("curl");
+  // An invalid query has no URL: showing one without the invalid part would mislead.
+  const queryError = errors.fields || errors.limit || errors.offset || [...errors.sort.values()].some((e) => !e.soft);
+  if (b.url && !queryError) {
+    urlBox.textContent = b.url;
+    curlBox.textContent = `curl -H ${shellQuote("Authorization: ********")} ${shellQuote(b.url)}`;
+    urlBox.classList.remove("muted");
+    curlBox.classList.remove("muted");
+  } else {
+    urlBox.textContent = "(no URL: fix the errors in the query)";
+    curlBox.textContent = "";
+    urlBox.classList.add("muted");
+  }
+  $("copy-url").disabled = !b.url || Boolean(queryError);
+  $("copy-curl").disabled = !b.url || Boolean(queryError);
+
+  const sendable = !b.blocking;
+  $("send").disabled = !sendable || state.pending !== null;
+  $("send-hint").textContent = state.pending ? "" : (b.blocking ?? "");
+
+  updateLocalNote(b);
+  scheduleInfo(b);
+  return b;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The selection input: live validation with the error position marked      */
+/* ------------------------------------------------------------------------ */
+
+/** Replaces tabs and line breaks (one UTF-16 unit each) so columns stay aligned. */
+const flat = (text) => text.replace(/[\t\r\n]/g, " ");
+
+function renderSelection(text, error, query) {
+  const input = $("fields");
+  const mirror = $("fields-mirror");
+  const box = $("fields-error");
+  if (!error) {
+    mirror.replaceChildren();
+    show(box, false);
+    input.removeAttribute("aria-invalid");
+    const sent = query.selection;
+    $("fields-hint").replaceChildren(
+      ...(sent === undefined
+        ? ["No selection: whole documents."]
+        : ["Sent as ", h("code", {}, sent)]),
+    );
+    return;
+  }
+  const length = text.length;
+  const position = Math.max(0, Math.min(Number.isInteger(error.position) ? error.position : length, length));
+  // The character at the position (a whole surrogate pair), or a blank cell at the end.
+  const code = text.charCodeAt(position);
+  const width = code >= 0xd800 && code <= 0xdbff ? 2 : 1;
+  const at = position < length ? flat(text.slice(position, position + width)) : " ";
+  mirror.replaceChildren(
+    flat(text.slice(0, position)),
+    h("mark", { className: position < length ? "at-char" : "at-end", dataset: { position: String(position) } }, at),
+    flat(text.slice(position + width)),
+  );
+  mirror.scrollLeft = input.scrollLeft;
+  input.setAttribute("aria-invalid", "true");
+
+  // A mirrored excerpt with a caret under the position (windowed for long input).
+  const start = Math.max(0, position - 40);
+  const end = Math.min(length, position + 40);
+  const lead = start > 0 ? "…" : "";
+  const excerpt = lead + flat(text.slice(start, end)) + (end < length ? "…" : "");
+  $("fields-caret").textContent = `${excerpt}\n${" ".repeat(lead.length + position - start)}^ position ${position}`;
+  $("fields-caret").dataset.position = String(position);
+  $("fields-message").textContent = error.message;
+  $("fields-expected").replaceChildren(...(error.expected ? ["Expected: ", h("code", {}, error.expected)] : []));
+  $("fields-hint").textContent = "";
+  show(box, true);
+}
+
+const syncMirror = () => {
+  $("fields-mirror").scrollLeft = $("fields").scrollLeft;
+};
+for (const type of ["scroll", "keyup", "click", "select", "focus"]) $("fields").addEventListener(type, syncMirror);
+
+/* ------------------------------------------------------------------------ */
+/* Endpoint picker and suggestions                                           */
+/* ------------------------------------------------------------------------ */
+
+function updateTarget() {
+  const kind = $("endpoint").value;
+  const spec = TARGETS[kind];
+  show($("target-field"), Boolean(spec));
+  $("target").disabled = !spec;
+  if (spec) {
+    $("target-label").textContent = spec.label;
+    $("target").placeholder = spec.placeholder;
+  }
+  fillSuggestions();
+}
+
+/** Fills the datalists from the repository info and the last results. */
+function fillSuggestions() {
+  const kind = $("endpoint").value;
+  const info = state.info;
+  let targets = [];
+  if (kind === "collection") targets = (info?.collections ?? []).map((c) => c.apiId);
+  else if (kind === "alias") targets = (info?.aliases ?? []).map((a) => a.apiId);
+  else if (kind === "document") targets = (state.shown?.docs ?? []).map((d) => d?.meta?.id).filter(Boolean);
+  $("dl-targets").replaceChildren(...[...new Set(targets)].slice(0, 200).map((v) => h("option", { value: String(v) })));
+
+  // Field names: the content type of the chosen collection first, then every other.
+  const names = new Set();
+  const types = Array.isArray(info?.contentTypes) ? info.contentTypes : [];
+  if (kind === "collection") {
+    const type = (info?.collections ?? []).find((c) => c.apiId === $("target").value.trim())?.contentType;
+    for (const t of types) if (t.apiId === type) for (const f of t.fields ?? []) names.add(f.apiId);
+  }
+  for (const t of types) if (t.apiId !== "asset" || kind === "asset") for (const f of t.fields ?? []) names.add(f.apiId);
+  for (const d of state.shown?.docs ?? []) if (isObject(d?.fields)) for (const k of Object.keys(d.fields)) names.add(k);
+  $("dl-fields").replaceChildren(...[...names].map((v) => h("option", { value: v })));
+}
+
+/** Loads the repository info (content types, collections, aliases) once per connection. */
+function scheduleInfo(b) {
+  if (!b.client || b.errors.keyMissing || b.errors.key) return;
+  const key = `${b.client.baseUrl}\n${b.client.repositoryName}\n${b.apiKey}`;
+  if (key === state.infoFor) return;
+  state.infoFor = key;
+  clearTimeout(state.infoTimer);
+  state.infoTimer = setTimeout(async () => {
+    try {
+      const info = await b.client.repository();
+      if (state.infoFor !== key) return;
+      state.info = info;
+      fillSuggestions();
+    } catch {
+      // Suggestions are a convenience: a wrong key or URL shows up when sending.
+      if (state.infoFor === key) state.info = null;
+    }
+  }, 400);
+}
+
+$("endpoint").addEventListener("change", () => {
+  updateTarget();
+  update();
+});
+
+/* ------------------------------------------------------------------------ */
+/* Sending                                                                   */
+/* ------------------------------------------------------------------------ */
+
+function announce(text) {
+  $("status").textContent = text;
+}
+
+function call(client, kind, target, query, options) {
+  switch (kind) {
+    case "collection":
+      return client.collection(target, query, options);
+    case "document":
+      return client.document(target, query, options);
+    case "alias":
+      return client.alias(target, query, options);
+    case "asset":
+      return client.asset(target, query, options);
+    default:
+      return client.documents(query, options);
+  }
+}
+
+function setPending(controller) {
+  state.pending = controller;
+  $("cancel").disabled = controller === null;
+  $("apply-local").disabled = controller !== null;
+  $("fetch-complete").disabled = controller !== null;
+  document.body.classList.toggle("busy", controller !== null);
+  update();
+}
+
+const isList = (value) => isObject(value) && Array.isArray(value.data);
+
+const formatMs = (ms) => (ms < 10 ? ms.toFixed(2) : ms < 100 ? ms.toFixed(1) : Math.round(ms).toString());
+
+async function send() {
+  const b = update();
+  if (b.blocking || state.pending) return;
+  const controller = new AbortController();
+  setPending(controller);
+  announce("Sending…");
+  const started = performance.now();
+  try {
+    const client = new Client({ baseUrl: $("base-url").value.trim(), repository: $("repository").value.trim(), apiKey: b.apiKey });
+    const result = await call(client, b.kind, b.target, b.query, { signal: controller.signal });
+    const ms = performance.now() - started;
+    showResult(result, { ms, selectionText: b.selectionText, source: result?.source ?? "network" });
+    if (isList(result) && (b.kind === "documents" || b.kind === "collection")) {
+      const meta = isObject(result.meta) ? result.meta : {};
+      state.lastList = {
+        kind: b.kind,
+        target: b.target,
+        label: b.kind === "documents" ? "documents" : `collections/${b.target}`,
+        list: result,
+        selection: b.query.selection,
+        count: result.data.length,
+        total: typeof meta.total === "number" ? meta.total : result.data.length,
+        complete: (meta.offset ?? 0) === 0 && result.data.length >= (meta.total ?? result.data.length),
+      };
+    }
+    announce(`Done in ${formatMs(ms)} ms: ${describeResult(result)}.`);
+  } catch (error) {
+    const ms = performance.now() - started;
+    showError(error, ms);
+    announce(error?.code === "aborted" ? "Cancelled." : `Failed: ${error?.code ?? "error"}${error?.status ? ` ${error.status}` : ""}.`);
+  } finally {
+    setPending(null);
+  }
+}
+
+function describeResult(result) {
+  if (isList(result)) {
+    const total = result.meta?.total;
+    return `${result.data.length} document${result.data.length === 1 ? "" : "s"}${typeof total === "number" ? ` of ${total}` : ""}`;
+  }
+  return "one document";
+}
+
+$("playground").addEventListener("submit", (event) => {
+  event.preventDefault();
+  send();
+});
+$("cancel").addEventListener("click", () => state.pending?.abort());
+document.addEventListener("keydown", (event) => {
+  if (event.key === "Escape" && state.pending) state.pending.abort();
+});
+
+/* ------------------------------------------------------------------------ */
+/* Results: facts, table, raw JSON, errors                                   */
+/* ------------------------------------------------------------------------ */
+
+function facts(entries) {
+  const dl = $("results-facts");
+  dl.replaceChildren(...entries.map(([term, value, cls]) => h("div", { className: cls ?? "" }, h("dt", {}, term), h("dd", {}, value))));
+  show(dl, true);
+}
+
+function showResult(result, { ms, selectionText, source }) {
+  const docs = isList(result) ? result.data : [result];
+  state.shown = { result, docs, selectionText };
+  const meta = isList(result) && isObject(result.meta) ? result.meta : null;
+  const entries = [
+    ["Source", source],
+    ["Time", `${formatMs(ms)} ms`],
+    ["Documents", meta && typeof meta.total === "number" ? `${docs.length} of ${meta.total}` : String(docs.length)],
+  ];
+  if (meta && typeof meta.offset === "number") entries.push(["Offset", String(meta.offset)]);
+  facts(entries);
+  show($("result-error"), false);
+  show($("results-empty"), false);
+  renderTable($("results-table"), docs, selectionText, isList(result) ? "Documents" : "Document");
+  $("results-json").textContent = JSON.stringify(result, null, 2);
+  applyView();
+  fillSuggestions();
+}
+
+function showError(error, ms) {
+  const box = $("result-error");
+  const code = error?.code ?? "error";
+  box.replaceChildren(
+    h(
+      "p",
+      { className: "error-head" },
+      h("span", { className: "code" }, code),
+      error?.status !== undefined ? h("span", { className: "http-status" }, `HTTP ${error.status}`) : null,
+      h("span", { className: "muted" }, `after ${formatMs(ms)} ms`),
+    ),
+    h("p", { className: "error-message" }, String(error?.message ?? error)),
+    ...(error?.excerpt ? [h("pre", { className: "excerpt" }, error.excerpt)] : []),
+  );
+  show(box, true);
+  show($("results-facts"), false);
+  show($("results-empty"), false);
+  show($("results-table"), false);
+  show($("results-json"), false);
+  state.shown = null;
+}
+
+function applyView() {
+  const json = $("view-json").checked;
+  const has = state.shown !== null;
+  show($("results-table"), has && !json);
+  show($("results-json"), has && json);
+}
+for (const id of ["view-table", "view-json"]) $(id).addEventListener("change", applyView);
+
+/**
+ * Parses a selection the SDK accepted into a tree of `Map`s (name → subtree,
+ * `null` for a whole value), in the order written; whitespace is dropped
+ * (names cannot contain any). Top-level names outside the scopes go into
+ * `fields`, as the SDK reads them.
+ */
+function selectionTree(text) {
+  const s = text.replace(/\s+/g, "");
+  let i = 0;
+  const merge = (map, name, node) => {
+    if (!map.has(name)) map.set(name, node);
+    else {
+      const old = map.get(name);
+      if (old === null || node === null) map.set(name, null);
+      else for (const [k, v] of node) merge(old, k, v);
+    }
+  };
+  const name = () => {
+    const start = i;
+    while (i < s.length && !",/()".includes(s[i])) i++;
+    return s.slice(start, i);
+  };
+  const list = () => {
+    const map = new Map();
+    for (;;) {
+      const path = [name()];
+      while (s[i] === "/") {
+        i++;
+        path.push(name());
+      }
+      let node = null;
+      if (s[i] === "(") {
+        i++;
+        node = list();
+        i++;
+      }
+      for (let k = path.length - 1; k >= 1; k--) node = new Map([[path[k], node]]);
+      merge(map, path[0], node);
+      if (s[i] !== ",") return map;
+      i++;
+    }
+  };
+  const top = list();
+  if (top.has("*")) return null;
+  const tree = new Map();
+  for (const [k, v] of top) {
+    if (k === "fields" || k === "meta" || k === "includes") merge(tree, k, v);
+    else merge(tree, "fields", new Map([[k, v]]));
+  }
+  if (!tree.has("meta")) tree.set("meta", null);
+  return tree;
+}
+
+/** The value at `path`; arrays on the way are mapped element by element. */
+function valueAt(value, path, i = 0) {
+  if (i === path.length) return value;
+  if (Array.isArray(value)) return value.map((e) => valueAt(e, path, i)).filter((e) => e !== undefined);
+  if (isObject(value) && Object.hasOwn(value, path[i])) return valueAt(value[path[i]], path, i + 1);
+  return undefined;
+}
+
+function keysAt(docs, path) {
+  const keys = new Set();
+  for (const d of docs) {
+    const v = valueAt(d, path);
+    if (isObject(v)) for (const k of Object.keys(v)) keys.add(k);
+  }
+  return [...keys];
+}
+
+/** The table columns: the leaf paths of the selection under `fields` and `meta` present in `docs`. */
+function columnsFor(docs, selectionText) {
+  let tree = null;
+  try {
+    tree = selectionText && selectionText.trim() !== "" ? selectionTree(selectionText) : null;
+  } catch {
+    tree = null;
+  }
+  const columns = new Map();
+  const add = (path, node) => {
+    if (node === null) {
+      const keys = keysAt(docs, path);
+      if (keys.length === 0 && path.length > 1) columns.set(path.join("\u0000"), path);
+      for (const k of keys) columns.set([...path, k].join("\u0000"), [...path, k]);
+      return;
+    }
+    for (const [name, child] of node) {
+      for (const n of name === "*" ? keysAt(docs, path) : [name]) {
+        if (child === null) columns.set([...path, n].join("\u0000"), [...path, n]);
+        else add([...path, n], child);
+      }
+    }
+  };
+  for (const scope of SCOPES) {
+    if (tree && !tree.has(scope)) continue;
+    add([scope], tree ? tree.get(scope) : null);
+  }
+  return [...columns.values()].filter((path) => docs.some((d) => valueAt(d, path) !== undefined));
+}
+
+function columnLabel(path) {
+  if (path[0] === "fields" && !["fields", "meta", "includes"].includes(path[1])) return path.slice(1).join("/");
+  return path.join("/");
+}
+
+function cell(value) {
+  if (value === undefined) return h("td", { className: "missing" }, "");
+  if (value === null) return h("td", { className: "null" }, "null");
+  if (typeof value === "number") return h("td", { className: "num" }, String(value));
+  if (typeof value === "boolean") return h("td", { className: "bool" }, String(value));
+  if (typeof value === "string") return h("td", { title: value.length > 60 ? value : "" }, value);
+  const json = JSON.stringify(value);
+  return h("td", { className: "json-cell", title: json.length > 60 ? json : "" }, h("code", {}, json));
+}
+
+function renderTable(container, docs, selectionText, caption) {
+  const columns = columnsFor(docs, selectionText);
+  const table = h(
+    "table",
+    { className: "docs" },
+    h("caption", { className: "visually-hidden" }, `${caption}: ${docs.length} row${docs.length === 1 ? "" : "s"}`),
+    h(
+      "thead",
+      {},
+      h(
+        "tr",
+        {},
+        h("th", { scope: "col", className: "rownum" }, "#"),
+        columns.map((path) => h("th", { scope: "col", title: path.join("/"), className: path[0] === "meta" ? "meta-col" : "" }, columnLabel(path))),
+      ),
+    ),
+    h(
+      "tbody",
+      {},
+      docs.map((d, i) => {
+        const id = d?.meta?.id;
+        return h(
+          "tr",
+          { dataset: id !== undefined ? { id: String(id) } : {} },
+          h("td", { className: "rownum" }, String(i + 1)),
+          columns.map((path) => cell(valueAt(d, path))),
+        );
+      }),
+    ),
+  );
+  container.replaceChildren(docs.length === 0 ? h("p", { className: "hint" }, "No documents.") : table);
+  show(container, true);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Copy buttons                                                              */
+/* ------------------------------------------------------------------------ */
+
+async function copy(text, button) {
+  let ok = false;
+  try {
+    await navigator.clipboard.writeText(text);
+    ok = true;
+  } catch {
+    const area = h("textarea", { value: text, readOnly: true, className: "offscreen" });
+    document.body.append(area);
+    area.select();
+    try {
+      ok = document.execCommand("copy");
+    } catch {
+      ok = false;
+    }
+    area.remove();
+  }
+  const label = button.textContent;
+  button.textContent = ok ? "Copied ✓" : "Copy failed";
+  announce(ok ? "Copied to the clipboard." : "Could not copy: select the text and copy it by hand.");
+  setTimeout(() => {
+    button.textContent = label;
+  }, 1500);
+}
+$("copy-url").addEventListener("click", () => copy($("request-url").textContent, $("copy-url")));
+$("copy-curl").addEventListener("click", () => copy($("curl").textContent, $("copy-curl")));
+
+/* ------------------------------------------------------------------------ */
+/* The local panel (only when the SDK exports applyQuery)                    */
+/* ------------------------------------------------------------------------ */
+
+function updateLocalNote(b) {
+  if (!hasLocal) return;
+  const base = state.lastList;
+  const notes = [];
+  if (!base) {
+    $("local-base").textContent = "No list yet: send a list request (all documents or a collection), or fetch the complete list.";
+  } else {
+    $("local-base").replaceChildren(
+      "Input: the last list, ",
+      h("code", {}, base.label),
+      `, ${base.count} of ${base.total} documents${base.selection !== undefined ? " fetched with " : ""}`,
+      base.selection !== undefined ? h("code", {}, `fields=${base.selection}`) : "",
+      ".",
+    );
+    if (!base.complete) notes.push(`The last results are ${base.count} of ${base.total} documents: the local answer orders only those, so it is comparable with the server only for a complete list (send with a limit covering ${base.total}, or fetch the complete list).`);
+    if (base.selection !== undefined && base.selection !== "*") notes.push("They were fetched with a selection: fields outside it are missing locally, so sorting or selecting on them differs from the server.");
+  }
+  if (base && b && b.query.limitValue === undefined) notes.push(`No limit set: the server answers ${SERVICE_DEFAULT_LIMIT} documents, so the local answer is cut to ${SERVICE_DEFAULT_LIMIT} too.`);
+  $("local-note").replaceChildren(...notes.map((n) => h("span", { className: "note-line" }, n)));
+  show($("local-note"), notes.length > 0);
+}
+
+/** The first difference between two JSON values, or `null` when they are equal. */
+function firstDifference(a, b, path) {
+  if (a === b) return null;
+  const kind = (v) => (Array.isArray(v) ? "array" : v === null ? "null" : typeof v);
+  if (kind(a) !== kind(b)) return { path, local: a, server: b };
+  if (Array.isArray(a)) {
+    for (let i = 0; i < Math.min(a.length, b.length); i++) {
+      const d = firstDifference(a[i], b[i], `${path}[${i}]`);
+      if (d) return d;
+    }
+    return a.length === b.length ? null : { path: `${path}.length`, local: a.length, server: b.length };
+  }
+  if (isObject(a)) {
+    const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
+    for (const k of keys) {
+      const p = `${path}.${k}`;
+      if (!Object.hasOwn(a, k) || !Object.hasOwn(b, k)) return { path: p, local: a[k], server: b[k] };
+      const d = firstDifference(a[k], b[k], p);
+      if (d) return d;
+    }
+    return null;
+  }
+  return { path, local: a, server: b };
+}
+
+const brief = (v) => {
+  if (v === undefined) return "(missing)";
+  const text = JSON.stringify(v);
+  return text.length > 80 ? `${text.slice(0, 77)}…` : text;
+};
+
+function localCheck(mark, text, className) {
+  $("local-status").replaceChildren(h("span", { id: "local-check", className: `check-mark ${className}`, "aria-hidden": "true" }, mark), " ", text);
+}
+
+async function applyLocal() {
+  const b = update();
+  const base = state.lastList;
+  if (!base) {
+    localCheck("", "Send a list request first.", "");
+    return;
+  }
+  const blocking = b.errors.fields || [...b.errors.sort.values()].find((e) => !e.soft) || b.errors.limit || b.errors.offset;
+  if (blocking) {
+    localCheck("", `Fix the query first: ${blocking.message}`, "");
+    return;
+  }
+  let query = b.query;
+  if (query.limitValue === undefined) query = query.clone().limit(SERVICE_DEFAULT_LIMIT);
+
+  let local;
+  const started = performance.now();
+  try {
+    local = sdk.applyQuery(base.list, query);
+  } catch (error) {
+    localCheck("✗", `${error.code ?? "error"}: ${error.message}`, "bad");
+    return;
+  }
+  const ms = performance.now() - started;
+  renderTable($("local-table"), local.data, b.selectionText, "Documents ordered locally");
+  const timing = `Applied locally in ${formatMs(ms)} ms: ${local.data.length} documents.`;
+
+  if (!base.complete) {
+    localCheck("–", `${timing} Not compared: the input is not a complete list.`, "");
+    return;
+  }
+  // The comparison asks the endpoint the input came from: the endpoint picker does not matter.
+  if (b.errors.connection || b.errors.keyMissing || b.errors.key) {
+    localCheck("–", `${timing} Not compared: ${b.errors.keyMissing ? "enter an API key" : "fix the connection"} to ask the server.`, "");
+    return;
+  }
+  const controller = new AbortController();
+  setPending(controller);
+  localCheck("…", `${timing} Asking the server the same query…`, "");
+  try {
+    const client = new Client({ baseUrl: $("base-url").value.trim(), repository: $("repository").value.trim(), apiKey: b.apiKey });
+    const t0 = performance.now();
+    const server = await call(client, base.kind, base.target, query, { signal: controller.signal });
+    const serverMs = performance.now() - t0;
+    const diff = firstDifference(local.data, server.data, "data");
+    if (!diff) localCheck("✓", `${timing} Equal to the server's answer (${formatMs(serverMs)} ms over the network).`, "good");
+    else localCheck("✗", `${timing} Differs from the server's answer at ${diff.path}: local ${brief(diff.local)}, server ${brief(diff.server)}.`, "bad");
+  } catch (error) {
+    localCheck("✗", `${timing} The comparison request failed: ${error.code ?? "error"}${error.status ? ` ${error.status}` : ""}: ${error.message}`, "bad");
+  } finally {
+    setPending(null);
+  }
+}
+
+/** Fetches every page of the current list endpoint, without sorting or selection, as the local input. */
+async function fetchComplete() {
+  const b = update();
+  if (b.kind !== "documents" && b.kind !== "collection") {
+    localCheck("", "Pick all documents or a collection to fetch a complete list.", "");
+    return;
+  }
+  // Sorting, selection, limit and offset are not used here: only the connection matters.
+  if (b.errors.connection || b.errors.keyMissing || b.errors.key || b.errors.target) {
+    localCheck("", b.blocking ?? "Fix the connection first.", "");
+    return;
+  }
+  const controller = new AbortController();
+  setPending(controller);
+  announce("Fetching the complete list…");
+  const started = performance.now();
+  try {
+    const client = new Client({ baseUrl: $("base-url").value.trim(), repository: $("repository").value.trim(), apiKey: b.apiKey });
+    const list = await client.all(b.endpoint, new Query().limit(1000), { signal: controller.signal, maxPages: 50 });
+    const ms = performance.now() - started;
+    showResult(list, { ms, selectionText: "", source: list?.source ?? "network" });
+    state.lastList = {
+      kind: b.kind,
+      target: b.target,
+      label: b.kind === "documents" ? "documents" : `collections/${b.target}`,
+      list,
+      selection: undefined,
+      count: list.data.length,
+      total: list.data.length,
+      complete: true,
+    };
+    announce(`Fetched the complete list in ${formatMs(ms)} ms: ${list.data.length} documents.`);
+    localCheck("", "The complete list is the local input now.", "");
+  } catch (error) {
+    showError(error, performance.now() - started);
+    announce(`Failed: ${error?.code ?? "error"}.`);
+  } finally {
+    setPending(null);
+  }
+}
+
+if (hasLocal) {
+  show($("local-panel"), true);
+  $("apply-local").addEventListener("click", applyLocal);
+  $("fetch-complete").addEventListener("click", fetchComplete);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Wiring                                                                    */
+/* ------------------------------------------------------------------------ */
+
+for (const id of ["base-url", "repository", "target", "fields", "limit", "offset"]) $(id).addEventListener("input", update);
+$("target").addEventListener("input", fillSuggestions);
+$("api-key").addEventListener("input", () => {
+  persistKey();
+  update();
+});
+$("remember-key").addEventListener("change", persistKey);
+
+const badge = $("sdk-status");
+badge.textContent = hasLocal ? "SDK loaded · local engine available" : "SDK loaded · local engine not in this build";
+badge.classList.add("ok");
+document.body.dataset.ready = "true";
+document.body.dataset.local = String(hasLocal);
+
+renderSortRows();
+updateTarget();
+update();
