@@ -6,32 +6,34 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 cargo build --quiet --release --target wasm32-unknown-unknown --lib
-wasm=target/wasm32-unknown-unknown/release/content_repo.wasm
-rm -rf pkg
-mkdir -p pkg
+wasm=${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/release/content_repo.wasm
+# PKG_DIR writes the package elsewhere (benchmarks of a work in progress).
+out=${PKG_DIR:-pkg}
+rm -rf "$out.tmp"
+mkdir -p "$out.tmp"
 # One optimised module, shared by both builds.
-wasm-bindgen --target web --out-dir pkg/web --remove-name-section --remove-producers-section "$wasm"
-wasm-bindgen --target experimental-nodejs-module --out-dir pkg/node --remove-name-section --remove-producers-section "$wasm"
+wasm-bindgen --target web --out-dir "$out.tmp/web" --remove-name-section --remove-producers-section "$wasm"
+wasm-bindgen --target experimental-nodejs-module --out-dir "$out.tmp/node" --remove-name-section --remove-producers-section "$wasm"
 node_modules/.bin/wasm-opt -Os --enable-bulk-memory --enable-nontrapping-float-to-int \
   --enable-sign-ext --enable-mutable-globals --enable-reference-types --enable-multivalue \
-  pkg/web/content_repo_bg.wasm -o pkg/web/content_repo_bg.wasm
-cp pkg/web/content_repo_bg.wasm pkg/node/content_repo_bg.wasm
+  "$out.tmp/web/content_repo_bg.wasm" -o "$out.tmp/web/content_repo_bg.wasm"
+cp "$out.tmp/web/content_repo_bg.wasm" "$out.tmp/node/content_repo_bg.wasm"
 
 for target in web node; do
-  snippet=$(cd "pkg/$target" && ls snippets/*/src/js/error.js)
+  snippet=$(cd "$out.tmp/$target" && ls snippets/*/src/js/error.js)
   if [ "$target" = web ]; then
     init='import init from "./content_repo.js";\nawait init({ module_or_path: new URL("./content_repo_bg.wasm", import.meta.url) });'
   else
     init='// The Node build instantiates the module synchronously on import.'
   fi
-  sed -e "s#__SNIPPET__#./$snippet#" -e "s#__INIT__#$init#" src/js/entry.js > "pkg/$target/index.js"
+  sed -e "s#__SNIPPET__#./$snippet#" -e "s#__INIT__#$init#" src/js/entry.js > "$out.tmp/$target/index.js"
 done
 
-cat > pkg/index.d.ts <<'DTS'
+cat > "$out.tmp/index.d.ts" <<'DTS'
 export * from "./node/content_repo.js";
 DTS
-cp README.md pkg/README.md
-node -e '
+cp README.md "$out.tmp/README.md"
+OUT="$out.tmp" node -e '
 const fs = require("fs");
 const root = JSON.parse(fs.readFileSync("package.json", "utf8"));
 const cargo = fs.readFileSync("Cargo.toml", "utf8");
@@ -59,8 +61,13 @@ const pkg = {
   sideEffects: ["./node/index.js", "./web/index.js"],
   engines: root.engines,
 };
-fs.writeFileSync("pkg/package.json", JSON.stringify(pkg, null, 2) + "\n");
+fs.writeFileSync(process.env.OUT + "/package.json", JSON.stringify(pkg, null, 2) + "\n");
 '
-raw=$(stat -c %s pkg/web/content_repo_bg.wasm)
-gz=$(gzip -9 -c pkg/web/content_repo_bg.wasm | wc -c)
-echo "[build] pkg/ written: content_repo_bg.wasm is $raw bytes raw, $gz bytes gzipped"
+# Replace the package in one step, so that readers never see half of one.
+rm -rf "$out.old"
+[ -d "$out" ] && mv "$out" "$out.old"
+mv "$out.tmp" "$out"
+rm -rf "$out.old"
+raw=$(stat -c %s "$out/web/content_repo_bg.wasm")
+gz=$(gzip -9 -c "$out/web/content_repo_bg.wasm" | wc -c)
+echo "[build] $out/ written: content_repo_bg.wasm is $raw bytes raw, $gz bytes gzipped"

@@ -247,13 +247,21 @@ fn apply_query_sorts_pages_and_selects() {
         out["data"][0],
         json!({"fields": {"n": 7}, "meta": {"id": "1"}})
     );
-    // no limit: everything from offset
+    // no limit: the service's page size of 25, from offset
     let mut query = Query::new();
     query.offset(8).unwrap();
     let out = apply_query(&json!({"data": docs, "includes": {}}), &query).unwrap();
     assert_eq!(
         out["meta"],
-        json!({"count": 2, "limit": 2, "offset": 8, "total": 10})
+        json!({"count": 2, "limit": 25, "offset": 8, "total": 10})
+    );
+    let many: Vec<Value> = (0..30)
+        .map(|i| json!({"fields": {"n": i}, "meta": {"id": i.to_string()}}))
+        .collect();
+    let page = apply_query(&Value::Array(many), &Query::new()).unwrap();
+    assert_eq!(
+        page["meta"],
+        json!({"count": 25, "limit": 25, "offset": 0, "total": 30})
     );
     assert_eq!(out["includes"], json!({}));
     // offset past the end

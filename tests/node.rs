@@ -34,3 +34,28 @@ fn parse_round_trips_through_the_boundary() {
 fn client_builds_urls_without_the_key() {
     common::client_builds_urls_without_the_key();
 }
+
+#[wasm_bindgen_test]
+fn sort_documents_orders_and_keeps_identity() {
+    common::local::sort_documents_orders_and_keeps_identity();
+}
+
+#[wasm_bindgen_test]
+fn select_fields_projects_documents_and_lists() {
+    common::local::select_fields_projects_documents_and_lists();
+}
+
+#[wasm_bindgen_test]
+fn apply_query_returns_a_list_envelope() {
+    common::local::apply_query_returns_a_list_envelope();
+}
+
+#[wasm_bindgen_test]
+fn local_engine_arguments_throw_typed_errors() {
+    common::local::local_engine_arguments_throw_typed_errors();
+}
+
+#[wasm_bindgen_test]
+fn document_store_round_trip() {
+    common::local::document_store_round_trip();
+}

@@ -293,6 +293,6 @@ fn query_json_is_the_same_envelope() {
     let text = store.query_json(&q, None).unwrap();
     assert_eq!(
         text,
-        r#"{"data":[{"meta":{"id":"2"}},{"meta":{"id":"1"}}],"meta":{"count":2,"limit":2,"offset":0,"total":2}}"#
+        r#"{"data":[{"meta":{"id":"2"}},{"meta":{"id":"1"}}],"meta":{"count":2,"limit":25,"offset":0,"total":2}}"#
     );
 }

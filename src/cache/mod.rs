@@ -32,8 +32,6 @@ use crate::Selection;
 
 /// The version of the stored entries; others are skipped when loading.
 pub const SCHEMA: u32 = 1;
-/// The service's page size, used when a locally answered query has no limit.
-pub const SERVICE_DEFAULT_LIMIT: u32 = 25;
 
 /// A stored response: the body exactly as received.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -504,11 +502,7 @@ impl Cache {
             fetched_at = fetched_at.min(doc.record.fetched_at);
             documents.push(doc.record.document.clone());
         }
-        let mut local = query.clone();
-        if local.get_limit().is_none() {
-            local.limit(SERVICE_DEFAULT_LIMIT)?;
-        }
-        let body = apply_query(&json!({ "data": documents }), &local)?;
+        let body = apply_query(&json!({ "data": documents }), query)?;
         Ok(Answer { body, fetched_at })
     }
 

@@ -1,9 +1,9 @@
 //! A whole [`Query`] applied to documents in hand: sorting, then `offset`
 //! and `limit`, then the field selection, in the service's order.
 //!
-//! Unlike the service, a query without `limit` returns **every** document
-//! from `offset` on: this re-sorts data already in hand, so there is no page
-//! size to protect. `meta.limit` is then the number of documents returned.
+//! Like the service, a query without `limit` returns a page of
+//! [`SERVICE_DEFAULT_LIMIT`] (25) documents, so that the same query gives the
+//! same answer locally as online.
 //!
 //! ```
 //! use content_repo::local::apply::apply_query;
@@ -32,24 +32,29 @@ use super::sort::sorted_positions;
 use crate::error::{Error, Result};
 use crate::query::Query;
 
+/// The service's page size when a query sets no `limit`.
+pub const SERVICE_DEFAULT_LIMIT: u32 = 25;
+
+/// The page size of a query: its `limit`, or the service's default.
+pub fn effective_limit(query: &Query) -> u32 {
+    query.get_limit().unwrap_or(SERVICE_DEFAULT_LIMIT)
+}
+
 /// The page bounds of a query over `total` documents: `(offset, count)`,
 /// clamped to what exists.
 pub fn page_bounds(query: &Query, total: usize) -> (usize, usize) {
     let offset = usize::try_from(query.get_offset().unwrap_or(0)).unwrap_or(usize::MAX);
     let offset = offset.min(total);
-    let count = match query.get_limit() {
-        Some(limit) => (limit as usize).min(total - offset),
-        None => total - offset,
-    };
+    let count = (effective_limit(query) as usize).min(total - offset);
     (offset, count)
 }
 
-/// The list envelope's `meta`: `{count, limit, offset, total}`; `limit` is the
-/// query's, or the count when it has none.
+/// The list envelope's `meta`: `{count, limit, offset, total}`, as the
+/// service writes it.
 pub fn page_meta(query: &Query, count: usize, total: usize) -> Value {
     json!({
         "count": count,
-        "limit": query.get_limit().map_or(count as u64, u64::from),
+        "limit": effective_limit(query),
         "offset": query.get_offset().unwrap_or(0),
         "total": total,
     })

@@ -30,7 +30,7 @@
 //! query.sort("fields.n", Direction::Asc)?.fields("n")?;
 //! assert_eq!(
 //!     store.query_json(&query, None)?,
-//!     r#"{"data":[{"fields":{"n":1},"meta":{"id":"2","revision":1,"contentType":"a"}},{"fields":{"n":2},"meta":{"id":"1","revision":1,"contentType":"a"}}],"meta":{"count":2,"limit":2,"offset":0,"total":2}}"#
+//!     r#"{"data":[{"fields":{"n":1},"meta":{"id":"2","revision":1,"contentType":"a"}},{"fields":{"n":2},"meta":{"id":"1","revision":1,"contentType":"a"}}],"meta":{"count":2,"limit":25,"offset":0,"total":2}}"#
 //! );
 //! # Ok::<(), content_repo::Error>(())
 //! ```
@@ -687,8 +687,8 @@ impl DocumentStore {
 
     /// Answers `query` from the store, as the JSON text of a list envelope
     /// `{ data, meta: { count, limit, offset, total } }`: its sorting (through
-    /// a cached index), then `offset` and `limit` (without `limit`, every
-    /// document from `offset` on), then its selection. With `content_type`,
+    /// a cached index), then `offset` and `limit` (without `limit`, the
+    /// service's page of 25), then its selection. With `content_type`,
     /// only documents whose `meta.contentType` equals it count.
     pub fn query_json(&mut self, query: &Query, content_type: Option<&str>) -> Result<String> {
         let position = self.index_for(query.sorting())?;

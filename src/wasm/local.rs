@@ -51,7 +51,7 @@ export interface Document {
 export interface ListMeta {
   /** The number of documents in `data`. */
   count: number;
-  /** The page size asked for (locally without a limit: the count). */
+  /** The page size: the query's `limit`, or the service's default 25. */
   limit: number;
   /** How many documents precede this page. */
   offset: number;
@@ -330,8 +330,8 @@ pub fn select_fields(
 /// offset, total } }`; a list envelope's other keys (such as `includes`)
 /// are kept. Filters, search and the other parameters are not applied.
 ///
-/// Unlike the service, a query **without `limit` returns every document**
-/// (from `offset` on), and `meta.limit` is then the count.
+/// Like the service, a query without `limit` returns a page of 25, so the
+/// same query gives the same answer locally as online.
 #[wasm_bindgen(js_name = applyQuery, unchecked_return_type = "ListResponse")]
 pub fn apply_query(
     #[wasm_bindgen(unchecked_param_type = "DocumentList")] list_or_documents: JsValue,

@@ -128,7 +128,7 @@ impl JsDocumentStore {
     /// Answers a query from the stored documents: its sort keys (through a
     /// cached index), then `offset` and `limit`, then its field selection,
     /// as a list envelope `{ data, meta: { count, limit, offset, total } }`
-    /// like `applyQuery`'s. Without `limit`, every document from `offset` on.
+    /// like `applyQuery`'s. Without `limit`, a page of 25, as the service does.
     /// Filters and the other parameters are not applied.
     #[wasm_bindgen(unchecked_return_type = "ListResponse")]
     pub fn query(

@@ -1,6 +1,8 @@
 //! Boundary cases shared by `tests/web.rs` (headless Chromium) and
 //! `tests/node.rs` (Node): each is a plain function that panics on failure.
 
+pub mod local;
+
 use content_repo::wasm::{is_content_repo_error, JsClient, JsQuery};
 use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::{JsCast, JsValue};

@@ -1,0 +1,284 @@
+#!/usr/bin/env node
+// Benchmark runner: SDK (pkg/) vs pure-JavaScript peers, in Node and in headless Chromium.
+//
+//   node www/bench/run.mjs [--quick] [--sizes=1000,10000] [--node-only | --browser-only]
+//                          [--workloads=W1,W4,ingest] [--seed=N] [--serve] [--help]
+//
+// Results: www/bench/results/bench-node.json and bench-chromium.json (git-ignored).
+
+import http from "node:http";
+import fs from "node:fs";
+import path from "node:path";
+import os from "node:os";
+import v8 from "node:v8";
+import vm from "node:vm";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+import { runSuite, ALL_WORKLOADS } from "./suite.mjs";
+import { formatReport } from "./report.mjs";
+import { SIZES } from "./gen.mjs";
+import { loadSdk } from "./sdk.mjs";
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.resolve(HERE, "../..");
+const RESULTS = path.join(HERE, "results");
+const CHROMIUM = "/usr/bin/chromium";
+const CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"];
+
+const HELP = `usage: node www/bench/run.mjs [options]
+  --quick              short run: sizes 1000,10000 (unless --sizes), fewer/shorter samples
+  --sizes=1000,10000   document counts (default ${SIZES.join(",")})
+  --workloads=W1,W4    subset of ${ALL_WORKLOADS.join(",")}
+  --seed=N             generator seed (default 20240601)
+  --node-only          skip the headless Chromium run
+  --browser-only       skip the Node run
+  --serve              only start the static server and print the page URL (manual browser runs)
+  --help`;
+
+function parseArgs(argv) {
+  const o = { quick: false, sizes: null, nodeOnly: false, browserOnly: false, serve: false, seed: 20240601, workloads: ALL_WORKLOADS };
+  for (const a of argv) {
+    const [k, v] = a.split("=", 2);
+    if (k === "--quick") o.quick = true;
+    else if (k === "--node-only") o.nodeOnly = true;
+    else if (k === "--browser-only") o.browserOnly = true;
+    else if (k === "--serve") o.serve = true;
+    else if (k === "--sizes" && v) o.sizes = v.split(",").map((x) => Number(x.trim()));
+    else if (k === "--seed" && v) o.seed = Number(v);
+    else if (k === "--workloads" && v) o.workloads = v.split(",").map((x) => x.trim());
+    else if (k === "--help" || k === "-h") {
+      console.log(HELP);
+      process.exit(0);
+    } else {
+      console.error(`unknown argument: ${a}\n${HELP}`);
+      process.exit(2);
+    }
+  }
+  if (o.sizes && o.sizes.some((n) => !Number.isInteger(n) || n < 1)) {
+    console.error("--sizes takes positive integers");
+    process.exit(2);
+  }
+  const bad = o.workloads.filter((w) => !ALL_WORKLOADS.includes(w));
+  if (bad.length) {
+    console.error(`unknown workload(s): ${bad.join(",")} (known: ${ALL_WORKLOADS.join(",")})`);
+    process.exit(2);
+  }
+  if (!o.sizes) o.sizes = o.quick ? [1000, 10000] : SIZES;
+  if (o.nodeOnly && o.browserOnly) {
+    console.error("--node-only and --browser-only exclude each other");
+    process.exit(2);
+  }
+  return o;
+}
+
+function machine() {
+  const cpus = os.cpus();
+  return { platform: `${os.platform()} ${os.release()}`, arch: os.arch(), cpus: cpus.length, cpuModel: cpus[0] ? cpus[0].model : "", totalMemGiB: +(os.totalmem() / 2 ** 30).toFixed(1), loadAvg: os.loadavg() };
+}
+
+function writeResults(name, res) {
+  fs.mkdirSync(RESULTS, { recursive: true });
+  const file = path.join(RESULTS, `bench-${name}.json`);
+  fs.writeFileSync(file, JSON.stringify(res, null, 2) + "\n");
+  return path.relative(ROOT, file);
+}
+
+// ---------------------------------------------------------------------------------
+// Node
+// ---------------------------------------------------------------------------------
+
+async function runNode(o) {
+  // A real full GC between measurements and for the memory figures, without asking
+  // for `node --expose-gc` (package.json runs plain `node www/bench/run.mjs`).
+  let gc = null;
+  try {
+    v8.setFlagsFromString("--expose-gc");
+    gc = vm.runInNewContext("gc");
+  } catch {
+    gc = null;
+  }
+  const { libs } = await import("./libs-node.mjs");
+  const sdk = await loadSdk(pathToFileURL(path.join(ROOT, "pkg/node/index.js")).href);
+  console.log(`\n### Node ${process.version}: ${sdk.available ? "SDK from pkg/node" : "SDK skipped (" + sdk.reason + ")"}`);
+  const res = await runSuite({
+    env: { name: "node", version: process.version, v8: process.versions.v8, machine: machine() },
+    sizes: o.sizes,
+    quick: o.quick,
+    seed: o.seed,
+    workloads: o.workloads,
+    libs,
+    sdk,
+    hooks: {
+      log: (l) => console.log(l),
+      gc: gc ? () => gc() : null,
+      heapUsed: () => process.memoryUsage().heapUsed,
+      yield: () => new Promise((r) => setImmediate(r)),
+      sdkStoreMemory: sdk.available ? (text) => workerMemory(sdk.specifier, text) : null,
+    },
+  });
+  res.env.gcExposed = !!gc;
+  console.log("\n" + formatReport(res));
+  console.log(`\nwrote ${writeResults("node", res)}`);
+  return res;
+}
+
+/** The SDK store's wasm memory growth for putJson(text), in a fresh instance (worker). */
+async function workerMemory(specifier, text) {
+  const { Worker } = await import("node:worker_threads");
+  return new Promise((resolve, reject) => {
+    const w = new Worker(new URL("./memory-worker.mjs", import.meta.url), { workerData: { specifier, text } });
+    w.once("message", (m) => {
+      resolve(m);
+      w.terminate();
+    });
+    w.once("error", reject);
+    w.once("exit", (code) => reject(new Error(`memory worker exited (${code})`)));
+  });
+}
+
+// ---------------------------------------------------------------------------------
+// Static server: /www/..., /pkg/..., /node_modules/... from the checkout root
+// ---------------------------------------------------------------------------------
+
+const TYPES = { ".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".mjs": "text/javascript; charset=utf-8", ".cjs": "text/javascript; charset=utf-8", ".json": "application/json; charset=utf-8", ".wasm": "application/wasm", ".map": "application/json", ".css": "text/css", ".d.ts": "text/plain" };
+
+function startServer() {
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url, "http://127.0.0.1");
+    let rel;
+    try {
+      rel = decodeURIComponent(url.pathname);
+    } catch {
+      res.writeHead(400).end();
+      return;
+    }
+    if (rel === "/" || rel === "/www/bench" || rel === "/www/bench/") {
+      res.writeHead(302, { location: "/www/bench/index.html" + url.search }).end();
+      return;
+    }
+    const top = rel.split("/")[1];
+    const file = path.resolve(ROOT, "." + path.posix.normalize(rel));
+    if (!["www", "pkg", "node_modules"].includes(top) || !file.startsWith(ROOT + path.sep)) {
+      res.writeHead(404).end("not found");
+      return;
+    }
+    fs.stat(file, (err, st) => {
+      if (err || !st.isFile()) {
+        res.writeHead(404, { "content-type": "text/plain" }).end("not found");
+        return;
+      }
+      res.writeHead(200, {
+        "content-type": TYPES[path.extname(file)] || "application/octet-stream",
+        "content-length": st.size,
+        "cache-control": "no-store",
+        // cross-origin isolation: performance.now() at 5 us instead of 100 us
+        "cross-origin-opener-policy": "same-origin",
+        "cross-origin-embedder-policy": "require-corp",
+        "cross-origin-resource-policy": "same-origin",
+      });
+      if (req.method === "HEAD") res.end();
+      else fs.createReadStream(file).pipe(res);
+    });
+  });
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve(server));
+  });
+}
+
+function pageUrl(server, o) {
+  const { port } = server.address();
+  const q = new URLSearchParams({ sizes: o.sizes.join(","), seed: String(o.seed), workloads: o.workloads.join(",") });
+  if (o.quick) q.set("quick", "1");
+  return `http://127.0.0.1:${port}/www/bench/index.html?${q}`;
+}
+
+// ---------------------------------------------------------------------------------
+// Chromium
+// ---------------------------------------------------------------------------------
+
+async function runBrowser(o) {
+  if (!fs.existsSync(CHROMIUM)) {
+    console.log(`\n### Chromium: skipped (${CHROMIUM} not found; it is installed by apt-get install chromium)`);
+    return null;
+  }
+  const { chromium } = await import("playwright-core");
+  const server = await startServer();
+  const url = pageUrl(server, o);
+  console.log(`\n### Chromium (${CHROMIUM}) at ${url}`);
+  let browser;
+  try {
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+    const page = await browser.newPage();
+    const cdp = await page.context().newCDPSession(page);
+    let done;
+    let fail;
+    const finished = new Promise((resolve, reject) => {
+      done = resolve;
+      fail = reject;
+    });
+    page.on("console", (msg) => {
+      const t = msg.text();
+      if (msg.type() === "error" || msg.type() === "warning") console.log(`[chromium ${msg.type()}] ${t}`);
+      else console.log(`[chromium] ${t}`);
+    });
+    page.on("pageerror", (err) => fail(new Error(`page error: ${err.message}`)));
+    page.on("crash", () => fail(new Error("page crashed (out of memory?)")));
+    await page.exposeFunction("__benchGc", async () => {
+      await cdp.send("HeapProfiler.collectGarbage");
+    });
+    await page.exposeFunction("__benchHeapUsed", async () => (await cdp.send("Runtime.getHeapUsage")).usedSize);
+    await page.exposeFunction("__benchReport", (json) => done(JSON.parse(json)));
+    await page.exposeFunction("__benchFail", (msg) => fail(new Error(msg)));
+    await page.goto(url, { waitUntil: "load" });
+    const limitMin = o.quick ? 10 : 20;
+    const timer = setTimeout(() => fail(new Error(`timed out after ${limitMin} min`)), limitMin * 60000);
+    let res;
+    try {
+      res = await finished;
+    } finally {
+      clearTimeout(timer);
+    }
+    res.env.browserVersion = browser.version();
+    res.env.machine = machine();
+    console.log("\n" + formatReport(res));
+    console.log(`\nwrote ${writeResults("chromium", res)}`);
+    return res;
+  } finally {
+    if (browser) await browser.close().catch(() => {});
+    server.close();
+  }
+}
+
+// ---------------------------------------------------------------------------------
+
+async function main() {
+  const o = parseArgs(process.argv.slice(2));
+  if (o.serve) {
+    const server = await startServer();
+    console.log(`serving ${ROOT} (www/, pkg/, node_modules/) at ${pageUrl(server, o)}\nCtrl-C to stop`);
+    return;
+  }
+  const t0 = Date.now();
+  let failed = false;
+  if (!o.browserOnly) {
+    const r = await runNode(o);
+    if (r.error) failed = true;
+  }
+  if (!o.nodeOnly && !failed) {
+    try {
+      const r = await runBrowser(o);
+      if (r && r.error) failed = true;
+    } catch (err) {
+      console.error(`Chromium run failed: ${err.message}`);
+      failed = true;
+    }
+  }
+  console.log(`\ntotal ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+  process.exitCode = failed ? 1 : 0;
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
