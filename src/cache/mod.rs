@@ -206,7 +206,36 @@ fn replaces(old: Option<&CachedDocument>, new: &CachedDocument) -> bool {
     }
 }
 
+/// What recording a received document does to the cached one.
+enum Verdict {
+    /// It replaces the cached one (or there is none).
+    Replace,
+    /// The cached one covers more of the same revision: it stays.
+    Keep,
+    /// It has a lower revision: the whole response is stale.
+    Stale,
+}
+
 impl Cache {
+    fn verdict(&self, id: &str, doc: &CachedDocument) -> Verdict {
+        let old = self.documents.get(id);
+        if replaces(old, doc) {
+            Verdict::Replace
+        } else if revision(&doc.record.document) < old.and_then(|old| revision(&old.record.document)) {
+            Verdict::Stale
+        } else {
+            Verdict::Keep
+        }
+    }
+
+    /// The response received for exactly `url`, if any.
+    fn exact(&self, url: &str) -> Option<Answer> {
+        self.responses.get(url).map(|record| Answer {
+            body: record.body.clone(),
+            fetched_at: record.fetched_at,
+        })
+    }
+
     /// An empty cache.
     pub fn new() -> Self {
         Cache::default()
@@ -321,18 +350,11 @@ impl Cache {
             .unwrap_or_default();
         for document in documents {
             if let Some((id, doc)) = self.document_entry(document, query, now) {
-                if !replaces(self.documents.get(&id), &doc) {
-                    if revision(document)
-                        < self
-                            .documents
-                            .get(&id)
-                            .and_then(|old| revision(&old.record.document))
-                    {
-                        return Change::default();
-                    }
-                    continue;
+                match self.verdict(&id, &doc) {
+                    Verdict::Stale => return Change::default(),
+                    Verdict::Keep => {}
+                    Verdict::Replace => change.entries.push(Entry::Document(id, doc)),
                 }
-                change.entries.push(Entry::Document(id, doc));
             }
         }
         change.entries.push(Entry::Response(
@@ -396,17 +418,10 @@ impl Cache {
     ) -> Change {
         let mut change = Change::default();
         if let Some((id, doc)) = self.document_entry(body, query, now) {
-            if !replaces(self.documents.get(&id), &doc) {
-                if revision(body)
-                    < self
-                        .documents
-                        .get(&id)
-                        .and_then(|old| revision(&old.record.document))
-                {
-                    return Change::default();
-                }
-            } else {
-                change.entries.push(Entry::Document(id.clone(), doc));
+            match self.verdict(&id, &doc) {
+                Verdict::Stale => return Change::default(),
+                Verdict::Keep => {}
+                Verdict::Replace => change.entries.push(Entry::Document(id.clone(), doc)),
             }
             if let Endpoint::Alias(name) = endpoint {
                 change
@@ -450,11 +465,8 @@ impl Cache {
 
     /// The answer to a list query, from the exact URL or computed locally.
     pub fn answer_list(&self, url: &str, endpoint: &Endpoint, query: &Query) -> Result<Answer> {
-        if let Some(record) = self.responses.get(url) {
-            return Ok(Answer {
-                body: record.body.clone(),
-                fetched_at: record.fetched_at,
-            });
+        if let Some(answer) = self.exact(url) {
+            return Ok(answer);
         }
         if let Some(what) = needs_service(query) {
             return Err(not_cached(format!(
@@ -509,11 +521,8 @@ impl Cache {
     /// The answer to a single-document query (document, alias, asset), or
     /// any other endpoint, from the exact URL or the cached document.
     pub fn answer_single(&self, url: &str, endpoint: &Endpoint, query: &Query) -> Result<Answer> {
-        if let Some(record) = self.responses.get(url) {
-            return Ok(Answer {
-                body: record.body.clone(),
-                fetched_at: record.fetched_at,
-            });
+        if let Some(answer) = self.exact(url) {
+            return Ok(answer);
         }
         let id = match endpoint {
             Endpoint::Document(id) | Endpoint::Asset(id) => Some(id.clone()),

@@ -105,11 +105,11 @@ pub fn apply_query_returns_a_list_envelope() {
         json(&out),
         r#"{"data":[{"meta":{"id":"2"}},{"meta":{"id":"3"}}],"meta":{"count":2,"limit":2,"offset":1,"total":4}}"#
     );
-    // no limit: every document; meta.limit is the count
+    // no limit: the service's page size of 25
     let out = apply_query(docs, JsValue::NULL).unwrap();
     assert_eq!(
         json(&get(&out, "meta")),
-        r#"{"count":4,"limit":4,"offset":0,"total":4}"#
+        r#"{"count":4,"limit":25,"offset":0,"total":4}"#
     );
 }
 

@@ -2,6 +2,35 @@
 //! `tests/node.rs` (Node): each is a plain function that panics on failure.
 
 pub mod local;
+pub use local::*;
+
+/// Declares a `#[wasm_bindgen_test]` for every shared case, in the test file
+/// that includes this module with `#[macro_use]`.
+macro_rules! boundary_tests {
+    () => {
+        boundary_tests!(@each
+            invalid_sort_keys_and_directions_throw_typed_errors,
+            selection_errors_carry_a_position,
+            numeric_parameters_are_checked,
+            getters_return_plain_arrays_and_objects,
+            parse_round_trips_through_the_boundary,
+            client_builds_urls_without_the_key,
+            sort_documents_orders_and_keeps_identity,
+            select_fields_projects_documents_and_lists,
+            apply_query_returns_a_list_envelope,
+            local_engine_arguments_throw_typed_errors,
+            document_store_round_trip
+        );
+    };
+    (@each $($name:ident),*) => {
+        $(
+            #[wasm_bindgen_test]
+            fn $name() {
+                common::$name();
+            }
+        )*
+    };
+}
 
 use content_repo::wasm::{is_content_repo_error, JsClient, JsQuery};
 use js_sys::{Array, Object, Reflect};

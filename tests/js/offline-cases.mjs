@@ -1,5 +1,6 @@
 // Generated sort/selection combinations for the offline tests: each is a
 // query string the SDK answers offline and the fixture server online.
+import { mulberry32 } from "../../www/fixtures.mjs";
 
 const FIELDS = ["title", "category", "price", "discount", "stock", "inStock", "releaseDate", "warehouse", "description", "colors", "color", "author", "gallery", "sku"];
 const META = ["id", "createdAt", "updatedAt", "revision", "contentType", "tags"];
@@ -8,21 +9,9 @@ const ITEMS = [
   "warehouse", "colors", "meta", "fields", "author(name,country)", "gallery(alt,url)", "sku,category", "meta/tags", "*",
 ];
 
-/** A deterministic PRNG. */
-function random(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** `count` query strings with 0-3 sort keys, a selection, a page. */
 export function combinations(count, seed = 42) {
-  const next = random(seed);
+  const next = mulberry32(seed);
   const pick = (list) => list[Math.floor(next() * list.length)];
   const out = [];
   for (let i = 0; i < count; i++) {
