@@ -221,7 +221,9 @@ impl Cache {
         let old = self.documents.get(id);
         if replaces(old, doc) {
             Verdict::Replace
-        } else if revision(&doc.record.document) < old.and_then(|old| revision(&old.record.document)) {
+        } else if revision(&doc.record.document)
+            < old.and_then(|old| revision(&old.record.document))
+        {
             Verdict::Stale
         } else {
             Verdict::Keep
