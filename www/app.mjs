@@ -5,6 +5,11 @@
 // SDK accepts and sends. The API key lives in the password input only; it is
 // stored (localStorage) only while "remember" is ticked, and never shown: the
 // curl line masks it.
+//
+// Requests go through one "page client" with an offline cache (IndexedDB,
+// the policy picked in the Offline panel). The Offline switch recreates it
+// with a `fetch` that rejects like a browser without a network, so what the
+// page shows offline is what the SDK answers from its cache.
 
 const STORAGE_KEY = "content-repo-playground:apiKey";
 /** The service's page size when a query sets no limit. */
@@ -83,6 +88,22 @@ const state = {
   infoTimer: 0,
   /** The last response shown, for the view toggle. */
   shown: null,
+};
+
+/** The page client and its offline cache (see "The offline cache" below). */
+const offline = {
+  /** The page client, or `null` until one is needed (or after it was dropped). */
+  client: null,
+  /** What `client` was made for: connection, key, policy, the Offline switch. */
+  key: "",
+  /** "indexeddb", or "memory" where IndexedDB is missing. */
+  storage: "indexeddb",
+  storageNote: "",
+  /** `onCacheError` reports: `{ code, message, at }`, newest last. */
+  errors: [],
+  /** The running prefetch, or `null`. */
+  /** @type {AbortController | null} */
+  prefetching: null,
 };
 
 /* ------------------------------------------------------------------------ */
@@ -400,6 +421,7 @@ function update() {
   $("send-hint").textContent = state.pending ? "" : (b.blocking ?? "");
 
   updateLocalNote(b);
+  updateOffline(b);
   scheduleInfo(b);
   return b;
 }
@@ -505,14 +527,20 @@ function scheduleInfo(b) {
   state.infoFor = key;
   clearTimeout(state.infoTimer);
   state.infoTimer = setTimeout(async () => {
+    // The page client (so the Offline switch and the policy apply here too);
+    // creating it also opens its cache, whose size the Offline panel shows.
+    const client = pageClient(build());
+    if (!client) return;
     try {
-      const info = await b.client.repository();
+      const info = await client.repository();
       if (state.infoFor !== key) return;
       state.info = info;
       fillSuggestions();
     } catch {
       // Suggestions are a convenience: a wrong key or URL shows up when sending.
       if (state.infoFor === key) state.info = null;
+    } finally {
+      settled(client);
     }
   }, 400);
 }
@@ -565,11 +593,13 @@ async function send() {
   setPending(controller);
   announce("Sending…");
   const started = performance.now();
+  const mode = cacheMode();
+  let client = null;
   try {
-    const client = new Client({ baseUrl: $("base-url").value.trim(), repository: $("repository").value.trim(), apiKey: b.apiKey });
+    client = pageClient(b);
     const result = await call(client, b.kind, b.target, b.query, { signal: controller.signal });
     const ms = performance.now() - started;
-    showResult(result, { ms, selectionText: b.selectionText, source: result?.source ?? "network" });
+    showResult(result, { ms, selectionText: b.selectionText, source: result?.source, stale: result?.stale, mode });
     if (isList(result) && (b.kind === "documents" || b.kind === "collection")) {
       const meta = isObject(result.meta) ? result.meta : {};
       state.lastList = {
@@ -583,13 +613,15 @@ async function send() {
         complete: (meta.offset ?? 0) === 0 && result.data.length >= (meta.total ?? result.data.length),
       };
     }
-    announce(`Done in ${formatMs(ms)} ms: ${describeResult(result)}.`);
+    announce(`Done in ${formatMs(ms)} ms: ${describeResult(result)}, from the ${result?.source ?? "network"}${result?.stale ? " (stale)" : ""}.`);
   } catch (error) {
     const ms = performance.now() - started;
-    showError(error, ms);
+    showError(error, ms, mode);
     announce(error?.code === "aborted" ? "Cancelled." : `Failed: ${error?.code ?? "error"}${error?.status ? ` ${error.status}` : ""}.`);
   } finally {
     setPending(null);
+    settled(client);
+    renderCacheSize();
   }
 }
 
@@ -620,12 +652,27 @@ function facts(entries) {
   show(dl, true);
 }
 
-function showResult(result, { ms, selectionText, source }) {
+/** The badges of a result's `source` and `stale`. */
+function sourceBadges(source, stale) {
+  const badges = [h("span", { id: "result-source", className: `src-badge src-${source}`, title: source === "cache" ? "Answered by the SDK's offline cache" : "Answered by the service" }, source)];
+  if (stale) badges.push(" ", h("span", { id: "result-stale", className: "src-badge src-stale", title: "A cached answer given because the network failed, or older than maxAgeMs" }, "stale"));
+  else if (source === "cache") badges.push(" ", h("span", { id: "result-stale", className: "src-badge src-fresh", title: "A cached answer, not stale" }, "fresh"));
+  return badges;
+}
+
+function showResult(result, { ms, selectionText, source, stale, mode = cacheMode() }) {
   const docs = isList(result) ? result.data : [result];
   state.shown = { result, docs, selectionText };
   const meta = isList(result) && isObject(result.meta) ? result.meta : null;
+  // Every result of a client with a cache says where it came from; `all`
+  // always asks the service.
+  source = source === "cache" ? "cache" : "network";
+  stale = stale === true;
+  $("results-facts").dataset.source = source;
+  $("results-facts").dataset.stale = String(stale);
   const entries = [
-    ["Source", source],
+    ["Source", sourceBadges(source, stale), "fact-source"],
+    ["Policy", `${mode.policy}${mode.offline ? " · offline" : ""}`],
     ["Time", `${formatMs(ms)} ms`],
     ["Documents", meta && typeof meta.total === "number" ? `${docs.length} of ${meta.total}` : String(docs.length)],
   ];
@@ -639,20 +686,39 @@ function showResult(result, { ms, selectionText, source }) {
   fillSuggestions();
 }
 
-function showError(error, ms) {
+function showError(error, ms, mode = cacheMode()) {
   const box = $("result-error");
   const code = error?.code ?? "error";
-  box.replaceChildren(
+  const notCached = code === "not_cached";
+  const { policy, offline: offlineOn } = mode;
+  const parts = [
     h(
       "p",
       { className: "error-head" },
       h("span", { className: "code" }, code),
+      notCached ? h("span", { className: "error-title" }, "Not in the cache") : null,
       error?.status !== undefined ? h("span", { className: "http-status" }, `HTTP ${error.status}`) : null,
       h("span", { className: "muted" }, `after ${formatMs(ms)} ms`),
     ),
-    h("p", { className: "error-message" }, String(error?.message ?? error)),
+    notCached
+      ? h("p", { className: "error-message" }, h("span", { className: "error-label" }, "Reason: "), h("span", { id: "not-cached-reason" }, String(error?.message ?? error)))
+      : h("p", { className: "error-message" }, String(error?.message ?? error)),
+    notCached
+      ? h(
+          "p",
+          { className: "error-help" },
+          `The cache (policy ${policy}${offlineOn ? ", offline" : ""}) cannot answer this request and gives no thinner answer. `,
+          "It answers an exact URL fetched before, any sorting and selection of a list made available offline, or a document cached with a selection covering the request's.",
+        )
+      : null,
+    !notCached && offlineOn && (code === "network" || code === "timeout")
+      ? h("p", { className: "error-help" }, `The page is offline, and this request needed the service (policy ${policy}).`)
+      : null,
     ...(error?.excerpt ? [h("pre", { className: "excerpt" }, error.excerpt)] : []),
-  );
+  ].filter(Boolean);
+  box.replaceChildren(...parts);
+  box.classList.toggle("not-cached", notCached);
+  box.dataset.code = code;
   show(box, true);
   show($("results-facts"), false);
   show($("results-empty"), false);
@@ -948,18 +1014,22 @@ async function applyLocal() {
   const controller = new AbortController();
   setPending(controller);
   localCheck("…", `${timing} Asking the server the same query…`, "");
+  let client = null;
   try {
-    const client = new Client({ baseUrl: $("base-url").value.trim(), repository: $("repository").value.trim(), apiKey: b.apiKey });
+    client = pageClient(b);
     const t0 = performance.now();
     const server = await call(client, base.kind, base.target, query, { signal: controller.signal });
     const serverMs = performance.now() - t0;
     const diff = firstDifference(local.data, server.data, "data");
-    if (!diff) localCheck("✓", `${timing} Equal to the server's answer (${formatMs(serverMs)} ms over the network).`, "good");
+    const via = server.source === "cache" ? `from the SDK's cache${server.stale ? ", stale" : ""}` : "over the network";
+    if (!diff) localCheck("✓", `${timing} Equal to the server's answer (${formatMs(serverMs)} ms ${via}).`, "good");
     else localCheck("✗", `${timing} Differs from the server's answer at ${diff.path}: local ${brief(diff.local)}, server ${brief(diff.server)}.`, "bad");
   } catch (error) {
     localCheck("✗", `${timing} The comparison request failed: ${error.code ?? "error"}${error.status ? ` ${error.status}` : ""}: ${error.message}`, "bad");
   } finally {
     setPending(null);
+    settled(client);
+    renderCacheSize();
   }
 }
 
@@ -979,11 +1049,13 @@ async function fetchComplete() {
   setPending(controller);
   announce("Fetching the complete list…");
   const started = performance.now();
+  let client = null;
   try {
-    const client = new Client({ baseUrl: $("base-url").value.trim(), repository: $("repository").value.trim(), apiKey: b.apiKey });
+    client = pageClient(b);
+    // `all` always asks the service (it records the pages in the cache).
     const list = await client.all(b.endpoint, new Query().limit(1000), { signal: controller.signal, maxPages: 50 });
     const ms = performance.now() - started;
-    showResult(list, { ms, selectionText: "", source: list?.source ?? "network" });
+    showResult(list, { ms, selectionText: "", source: list?.source ?? "network", stale: list?.stale });
     state.lastList = {
       kind: b.kind,
       target: b.target,
@@ -1001,6 +1073,8 @@ async function fetchComplete() {
     announce(`Failed: ${error?.code ?? "error"}.`);
   } finally {
     setPending(null);
+    settled(client);
+    renderCacheSize();
   }
 }
 
@@ -1008,6 +1082,249 @@ if (hasLocal) {
   show($("local-panel"), true);
   $("apply-local").addEventListener("click", applyLocal);
   $("fetch-complete").addEventListener("click", fetchComplete);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The offline cache: the page client, prefetch, the Offline switch          */
+/* ------------------------------------------------------------------------ */
+
+const POLICY_HINTS = {
+  "network-first": "Asks the service; answers from the cache only when the network fails (a network error, a timeout, 429 or 5xx), marked stale. Offline, each request first spends its retries.",
+  "cache-first": "Answers from the cache when it can, without a request; otherwise asks the service.",
+  "stale-while-revalidate": "Answers from the cache when it can and refreshes it from the service in the background; otherwise asks the service.",
+  "cache-only": "Never asks the service: the cache answers, or the call fails with not_cached. (Make available offline still fetches.)",
+};
+const OFFLINE_MESSAGE = "offline (simulated by the playground)";
+
+/** The `fetch` of the page client while the Offline switch is on: a browser without a network rejects with a TypeError too. */
+const offlineFetch = () => Promise.reject(new TypeError(OFFLINE_MESSAGE));
+
+const currentPolicy = () => $("cache-policy").value;
+/** The cache policy and the Offline switch, as the results show them. */
+const cacheMode = () => ({ policy: currentPolicy(), offline: $("offline-toggle").checked });
+const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+function reportCacheError(error) {
+  offline.errors.push({ code: error?.code ?? "error", message: String(error?.message ?? error), at: new Date() });
+  if (offline.errors.length > 5) offline.errors.splice(0, offline.errors.length - 5);
+  $("cache-error-list").replaceChildren(
+    ...offline.errors.map((e) =>
+      h("li", {}, h("span", { className: "code" }, e.code), " ", e.message, " ", h("span", { className: "muted" }, e.at.toLocaleTimeString())),
+    ),
+  );
+  show($("cache-errors"), true);
+}
+
+/**
+ * The client every request of the page uses: the connection and key of the
+ * form, an offline cache (IndexedDB, the chosen policy), and while the
+ * Offline switch is on a `fetch` that always fails. Made again when any of
+ * these change; `null` while the connection or the key is invalid.
+ */
+function pageClient(b) {
+  if (!b.client || b.errors.connection || b.errors.keyMissing || b.errors.key) return null;
+  const policy = currentPolicy();
+  const offlineOn = $("offline-toggle").checked;
+  const key = JSON.stringify([b.client.baseUrl, b.client.repositoryName, b.apiKey, policy, offlineOn]);
+  if (offline.client && offline.key === key) return offline.client;
+  const options = {
+    baseUrl: $("base-url").value.trim(),
+    repository: $("repository").value.trim(),
+    apiKey: b.apiKey,
+    onCacheError: reportCacheError,
+    ...(offlineOn ? { fetch: offlineFetch } : {}),
+  };
+  let client;
+  try {
+    client = new Client({ ...options, cache: { storage: "indexeddb", policy } });
+    offline.storage = "indexeddb";
+    offline.storageNote = "";
+  } catch (error) {
+    // No IndexedDB here (some private modes): the cache lives in memory.
+    client = new Client({ ...options, cache: { storage: "memory", policy } });
+    offline.storage = "memory";
+    offline.storageNote = error?.message ?? String(error);
+  }
+  offline.client = client;
+  offline.key = key;
+  renderCacheWhere(b);
+  renderCacheSize();
+  client.cache.ready().then(renderCacheSize);
+  return client;
+}
+
+/**
+ * Called when an operation on `client` ended: if the page client was made
+ * again meanwhile, it loaded its cache before that operation wrote to
+ * storage, so it is dropped and the next one loads everything.
+ */
+function settled(client) {
+  if (!client || offline.client === client) return;
+  offline.client = null;
+  offline.key = "";
+  pageClient(build());
+}
+
+function renderCacheSize() {
+  const client = offline.client;
+  const busy = offline.prefetching !== null;
+  $("clear-cache").disabled = !client || busy;
+  if (!client) {
+    $("cache-size").textContent = "No cache open: it opens with a valid connection and API key.";
+    delete $("cache-size").dataset.size;
+    return;
+  }
+  const size = client.cache.size;
+  $("cache-size").textContent = `${plural(size, "document")} cached`;
+  $("cache-size").dataset.size = String(size);
+}
+
+function renderCacheWhere(b) {
+  const where =
+    offline.storage === "indexeddb"
+      ? ["Kept in this browser's IndexedDB (database ", h("code", {}, `content-repo:${b.client.baseUrl}/v1/${b.client.repositoryName}`), "): it survives a reload. The key is never stored."]
+      : [`Kept in memory only, lost on reload: ${offline.storageNote}`];
+  $("cache-where").replaceChildren(...where);
+}
+
+function renderOfflineMode() {
+  const on = $("offline-toggle").checked;
+  const policy = currentPolicy();
+  show($("offline-banner"), on);
+  $("offline-banner-policy").textContent = `(policy ${policy})`;
+  $("cache-policy-hint").textContent = POLICY_HINTS[policy] ?? "";
+  document.body.classList.toggle("offline", on);
+  document.body.dataset.offline = String(on);
+}
+
+/** Reads the page size input: an integer 1..1000, or an error message. */
+function pageSize() {
+  const input = $("page-size");
+  const value = numberInput(input);
+  if (value === null) return { value: 1000 };
+  if (!Number.isInteger(value) || value < 1 || value > 1000) return { error: "The page size is an integer from 1 to 1000." };
+  return { value };
+}
+
+/** What "Make available offline" would fetch, or why it cannot. */
+function offlineTarget(b) {
+  if (b.errors.connection) return { reason: "Fix the connection first." };
+  if (b.errors.keyMissing) return { reason: "Enter an API key first." };
+  if (b.errors.key) return { reason: "Fix the API key first." };
+  if (b.kind !== "documents" && b.kind !== "collection")
+    return { reason: "Only a list can be made available offline: choose All documents or A collection. (A single document is cached when it is sent.)" };
+  if (b.errors.target) return { reason: "Enter a valid collection API id first." };
+  const size = pageSize();
+  if (size.error) return { reason: "Fix the page size first." };
+  const label = b.kind === "documents" ? "documents" : `collections/${b.target}`;
+  return { endpoint: b.kind === "documents" ? { documents: true } : { collection: b.target }, label, pageSize: size.value };
+}
+
+/** Refreshes the Offline panel's controls (from `update`). */
+function updateOffline(b) {
+  const size = pageSize();
+  fieldError($("page-size-error"), size.error, $("page-size"));
+  const target = offlineTarget(b);
+  const busy = offline.prefetching !== null;
+  $("make-offline").disabled = busy || Boolean(target.reason);
+  $("cancel-offline").disabled = !busy;
+  if (!busy) {
+    $("offline-note").replaceChildren(
+      ...(target.reason ? [target.reason] : ["Fetches every document of ", h("code", {}, target.label), ` into the cache, ${target.pageSize} a request.`]),
+    );
+  }
+  // Without a valid connection and key there is no page client (nor cache).
+  if (offline.client && (b.errors.connection || b.errors.keyMissing || b.errors.key)) {
+    offline.client = null;
+    offline.key = "";
+  }
+  renderCacheSize();
+}
+
+function progress(loaded, total) {
+  const bar = $("prefetch-bar");
+  if (total === undefined) {
+    bar.removeAttribute("value");
+    bar.removeAttribute("aria-valuetext");
+    $("prefetch-text").textContent = "starting…";
+    return;
+  }
+  bar.max = Math.max(total, 1);
+  bar.value = loaded;
+  bar.setAttribute("aria-valuetext", `${loaded} of ${total} documents`);
+  $("prefetch-text").textContent = `${loaded} / ${total}`;
+  $("prefetch-bar").dataset.loaded = String(loaded);
+  $("prefetch-bar").dataset.total = String(total);
+}
+
+async function makeAvailableOffline() {
+  const b = update();
+  const target = offlineTarget(b);
+  if (target.reason || offline.prefetching) return;
+  const controller = new AbortController();
+  offline.prefetching = controller;
+  const client = pageClient(b);
+  let last = { loaded: 0, total: undefined };
+  let requests = 0;
+  show($("prefetch-progress"), true);
+  progress(0, undefined);
+  $("offline-status").textContent = "";
+  $("offline-note").replaceChildren("Fetching every document of ", h("code", {}, target.label), "…");
+  update();
+  renderCacheSize();
+  $("cancel-offline").focus();
+  const started = performance.now();
+  try {
+    const done = await client.prefetch(target.endpoint, {
+      pageSize: target.pageSize,
+      signal: controller.signal,
+      onProgress: ({ loaded, total }) => {
+        requests++;
+        last = { loaded, total };
+        progress(loaded, total);
+      },
+    });
+    if (done.loaded !== last.loaded || done.total !== last.total) progress(done.loaded, done.total);
+    $("offline-status").replaceChildren(
+      "Available offline: ",
+      h("code", {}, target.label),
+      `, ${plural(done.loaded, "document")} in ${plural(requests, "request")} (${formatMs(performance.now() - started)} ms). Any sorting and selection of it is now answered from the cache.`,
+    );
+  } catch (error) {
+    const code = error?.code ?? "error";
+    const fetched = last.total === undefined ? "before the first page" : `after ${last.loaded} of ${last.total} documents`;
+    $("offline-status").textContent =
+      code === "aborted"
+        ? `Cancelled ${fetched}. The pages fetched are cached under their URLs, but the list is not complete, so other queries of it are not answered offline.`
+        : `Failed ${fetched}: ${code}${error?.status ? ` ${error.status}` : ""}: ${error?.message ?? error}`;
+  } finally {
+    offline.prefetching = null;
+    update();
+    settled(client);
+    renderCacheSize();
+    if (document.activeElement === $("cancel-offline") || document.activeElement === document.body) $("make-offline").focus();
+  }
+}
+
+async function clearCache() {
+  const client = pageClient(build());
+  if (!client || offline.prefetching) return;
+  try {
+    await client.cache.clear();
+    $("offline-status").textContent = "Cache cleared.";
+    show($("prefetch-progress"), false);
+  } catch (error) {
+    $("offline-status").textContent = `The cache could not be cleared: ${error?.code ?? "error"}: ${error?.message ?? error}`;
+  }
+  renderCacheSize();
+}
+
+/** Makes the page client again for the new policy or Offline switch. */
+function modeChanged() {
+  renderOfflineMode();
+  const b = update();
+  pageClient(b);
+  renderCacheSize();
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1021,6 +1338,16 @@ $("api-key").addEventListener("input", () => {
   update();
 });
 $("remember-key").addEventListener("change", persistKey);
+$("page-size").addEventListener("input", update);
+$("make-offline").addEventListener("click", makeAvailableOffline);
+$("cancel-offline").addEventListener("click", () => offline.prefetching?.abort());
+$("clear-cache").addEventListener("click", clearCache);
+$("offline-toggle").addEventListener("change", modeChanged);
+$("cache-policy").addEventListener("change", modeChanged);
+// Start online with the default policy (a reload may restore form controls).
+$("offline-toggle").checked = false;
+$("cache-policy").value = "network-first";
+renderOfflineMode();
 
 const badge = $("sdk-status");
 badge.textContent = hasLocal ? "SDK loaded · local engine available" : "SDK loaded · local engine not in this build";

@@ -6,7 +6,6 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use js_sys::{Array, Function, Promise, Reflect};
-use serde_json::Value;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
@@ -416,16 +415,4 @@ impl JsClientCache {
         }
         .into()
     }
-}
-
-/// Converts a cached answer to a marked plain value.
-pub fn answer_value(answer: &Answer, stale: bool) -> Result<JsValue> {
-    let value = super::convert::to_plain(&answer.body)?;
-    Ok(mark_source(&value, "cache", stale))
-}
-
-/// Converts a network body to a marked plain value.
-pub fn network_value(body: &Value) -> Result<JsValue> {
-    let value = super::convert::to_plain(body)?;
-    Ok(mark_source(&value, "network", false))
 }

@@ -11,11 +11,10 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::future_to_promise;
 use web_sys::AbortSignal;
 
-use super::cache::{
-    answer_value, is_network_failure, network_value, JsClientCache, OfflineCache, Policy,
-};
+use super::cache::{is_network_failure, mark_source, JsClientCache, OfflineCache, Policy};
 use super::convert::{describe, integer, optional_string, property, string, to_plain};
 use super::fetch::{get, Transport};
+use crate::cache::Answer;
 use crate::error::{Error, Result};
 use crate::http::response::{next_offset, Expect};
 use crate::http::retry::RetryPolicy;
@@ -257,12 +256,7 @@ impl JsClient {
                 expect,
                 signal,
             };
-            Ok(async move {
-                match cache {
-                    None => network_value(&request.network(None).await?),
-                    Some(cache) => request.cached(cache).await,
-                }
-            })
+            Ok(async move { request.resolve(cache).await?.to_js() })
         })())
     }
 
@@ -285,6 +279,7 @@ impl JsClient {
             query,
             limit,
             next: Some(offset),
+            refresh: false,
             signal,
         })
     }
@@ -499,9 +494,15 @@ impl JsClient {
                 let start = state.next.unwrap_or(0);
                 let mut data = Vec::new();
                 let mut pages = 0;
+                // From the cache if any page was, stale if any page was.
+                let (mut source, mut stale) = ("network", false);
                 while let Some(page) = state.fetch_next().await? {
                     pages += 1;
-                    if let Some(Value::Array(items)) = page.get("data") {
+                    if page.source == "cache" {
+                        source = "cache";
+                    }
+                    stale |= page.stale;
+                    if let Some(Value::Array(items)) = page.body.get("data") {
                         data.extend(items.iter().cloned());
                     }
                     if state.next.is_some() && pages >= max_pages {
@@ -512,11 +513,16 @@ impl JsClient {
                     }
                 }
                 let count = data.len();
-                let list = json!({
+                let body = json!({
                     "data": data,
                     "meta": { "count": count, "limit": count, "offset": start, "total": start as usize + count },
                 });
-                to_plain(&list)
+                Resolved {
+                    body,
+                    source,
+                    stale,
+                }
+                .to_js()
             })
         })();
         promise(work)
@@ -544,6 +550,7 @@ impl JsClient {
             let page_size = optional_integer(&options, "pageSize", 1, 1000, 1000)?;
             let page_query = JsValue::from_str(&format!("limit={page_size}"));
             let mut state = self.list_state(&endpoint, &page_query, &options)?;
+            state.refresh = true;
             let progress = property(&options, "onProgress");
             let progress = if progress.is_undefined() {
                 None
@@ -560,6 +567,7 @@ impl JsClient {
                 let mut total = 0;
                 while let Some(page) = state.fetch_next().await? {
                     let data = page
+                        .body
                         .get("data")
                         .and_then(Value::as_array)
                         .map(Vec::as_slice)
@@ -570,6 +578,7 @@ impl JsClient {
                             .map(str::to_owned),
                     );
                     total = page
+                        .body
                         .pointer("/meta/total")
                         .and_then(Value::as_u64)
                         .unwrap_or(ids.len() as u64);
@@ -628,33 +637,35 @@ struct PageState {
     limit: u32,
     /// The offset of the next page; `None` once the last page was read.
     next: Option<u64>,
+    /// Always ask the service (and record), whatever the cache policy.
+    refresh: bool,
     signal: Option<AbortSignal>,
 }
 
 impl PageState {
-    /// Fetches the next page, or `None` after the last one.
-    async fn fetch_next(&mut self) -> Result<Option<Value>> {
+    /// Fetches the next page (under the cache policy, if there is a
+    /// cache), or `None` after the last one.
+    async fn fetch_next(&mut self) -> Result<Option<Resolved>> {
         let Some(offset) = self.next else {
             return Ok(None);
         };
         let mut query = self.query.clone();
         query.limit(self.limit)?.offset(offset)?;
         let url = self.transport.config.url(&self.endpoint, Some(&query))?;
-        let page = get(
-            self.transport.clone(),
-            url.clone(),
-            Expect::List,
-            self.signal.clone(),
-        )
-        .await?;
-        if let Some(cache) = &self.cache {
-            let now = js_sys::Date::now();
-            // A failed write is reported to onCacheError; the page stands.
-            let _ = cache
-                .record(|state| state.plan_list(&url, &self.endpoint, &query, &page, now))
-                .await;
-        }
-        self.next = next_offset(&page, offset, u64::from(self.limit));
+        let request = Request {
+            transport: self.transport.clone(),
+            endpoint: self.endpoint.clone(),
+            query,
+            url,
+            expect: Expect::List,
+            signal: self.signal.clone(),
+        };
+        let page = if self.refresh {
+            Resolved::network(request.network(self.cache.as_ref()).await?)
+        } else {
+            request.resolve(self.cache.clone()).await?
+        };
+        self.next = next_offset(&page.body, offset, u64::from(self.limit));
         Ok(Some(page))
     }
 }
@@ -681,7 +692,7 @@ impl JsPages {
             let result = js_sys::Object::new();
             match page.map_err(JsValue::from)? {
                 Some(page) => {
-                    let _ = js_sys::Reflect::set(&result, &"value".into(), &to_plain(&page)?);
+                    let _ = js_sys::Reflect::set(&result, &"value".into(), &page.to_js()?);
                     let _ = js_sys::Reflect::set(&result, &"done".into(), &JsValue::FALSE);
                 }
                 None => {
@@ -711,6 +722,7 @@ fn clone_shell(state: &PageState) -> PageState {
         query: state.query.clone(),
         limit: state.limit,
         next: state.next,
+        refresh: state.refresh,
         signal: state.signal.clone(),
     }
 }
@@ -750,7 +762,7 @@ impl Request {
         Ok(body)
     }
 
-    async fn cached_answer(&self, cache: &Rc<OfflineCache>) -> Result<crate::cache::Answer> {
+    async fn cached_answer(&self, cache: &Rc<OfflineCache>) -> Result<Answer> {
         cache
             .answer(|state| match self.expect {
                 Expect::List => state.answer_list(&self.url, &self.endpoint, &self.query),
@@ -759,46 +771,90 @@ impl Request {
             .await
     }
 
-    /// Answers under the cache's policy.
-    async fn cached(self, cache: Rc<OfflineCache>) -> Result<JsValue> {
+    /// The body and where it came from, under `cache`'s policy (the
+    /// network alone without a cache).
+    async fn resolve(self, cache: Option<Rc<OfflineCache>>) -> Result<Resolved> {
+        let Some(cache) = cache else {
+            return Ok(Resolved::network(self.network(None).await?));
+        };
+        let from_cache = |answer: Answer, stale: bool| Resolved {
+            body: answer.body,
+            source: "cache",
+            stale,
+        };
+        // The cache could not answer and the network failed: `not_cached`,
+        // naming both reasons.
+        let neither = |cache_error: Error, network_error: Error| match cache_error {
+            Error::NotCached { message } if is_network_failure(&network_error) => {
+                Error::NotCached {
+                    message: format!("{message} (the request failed: {network_error})"),
+                }
+            }
+            _ => network_error,
+        };
         match cache.policy {
             Policy::CacheOnly => {
                 let answer = self.cached_answer(&cache).await?;
-                answer_value(&answer, cache.is_old(&answer))
+                let stale = cache.is_old(&answer);
+                Ok(from_cache(answer, stale))
             }
             Policy::CacheFirst => match self.cached_answer(&cache).await {
-                Ok(answer) if !cache.is_old(&answer) => answer_value(&answer, false),
+                Ok(answer) if !cache.is_old(&answer) => Ok(from_cache(answer, false)),
                 Ok(old) => match self.network(Some(&cache)).await {
-                    Ok(body) => network_value(&body),
-                    Err(error) if is_network_failure(&error) => answer_value(&old, true),
+                    Ok(body) => Ok(Resolved::network(body)),
+                    Err(error) if is_network_failure(&error) => Ok(from_cache(old, true)),
                     Err(error) => Err(error),
                 },
-                Err(_) => network_value(&self.network(Some(&cache)).await?),
+                Err(missing) => match self.network(Some(&cache)).await {
+                    Ok(body) => Ok(Resolved::network(body)),
+                    Err(error) => Err(neither(missing, error)),
+                },
             },
             Policy::StaleWhileRevalidate => match self.cached_answer(&cache).await {
                 Ok(answer) => {
                     let stale = cache.is_old(&answer);
-                    let value = answer_value(&answer, stale)?;
                     wasm_bindgen_futures::spawn_local(async move {
                         let _ = self.network(Some(&cache)).await;
                     });
-                    Ok(value)
+                    Ok(from_cache(answer, stale))
                 }
-                Err(_) => network_value(&self.network(Some(&cache)).await?),
+                Err(missing) => match self.network(Some(&cache)).await {
+                    Ok(body) => Ok(Resolved::network(body)),
+                    Err(error) => Err(neither(missing, error)),
+                },
             },
             Policy::NetworkFirst => match self.network(Some(&cache)).await {
-                Ok(body) => network_value(&body),
+                Ok(body) => Ok(Resolved::network(body)),
                 Err(error) if is_network_failure(&error) => {
                     match self.cached_answer(&cache).await {
-                        Ok(answer) => answer_value(&answer, true),
-                        Err(Error::NotCached { message }) => Err(Error::NotCached {
-                            message: format!("{message} (the request failed: {error})"),
-                        }),
-                        Err(other) => Err(other),
+                        Ok(answer) => Ok(from_cache(answer, true)),
+                        Err(missing) => Err(neither(missing, error)),
                     }
                 }
                 Err(error) => Err(error),
             },
         }
+    }
+}
+
+/// A body and where it came from.
+struct Resolved {
+    body: Value,
+    source: &'static str,
+    stale: bool,
+}
+
+impl Resolved {
+    fn network(body: Value) -> Self {
+        Resolved {
+            body,
+            source: "network",
+            stale: false,
+        }
+    }
+
+    /// The body as plain JavaScript, with non-enumerable `source` and `stale`.
+    fn to_js(&self) -> Result<JsValue> {
+        Ok(mark_source(&to_plain(&self.body)?, self.source, self.stale))
     }
 }

@@ -235,3 +235,27 @@ test("cache options are validated", () => {
   assert.equal(client(undefined).cache, undefined);
   assert.rejects(client(undefined).prefetch("documents"), (e) => e.code === "invalid_argument");
 });
+
+test("pages and all follow the cache policy and say where they came from", async () => {
+  const storage = new TestStorage();
+  const c = client({ storage });
+  const online = await c.all("collections/products", new sdk.Query().limit(50).sort("meta.id", "ASC"));
+  assert.equal(online.source, "network");
+  assert.equal(online.data.length, 130);
+  await c.prefetch({ collection: "products" });
+  const offline = client({ storage, policy: "cache-only" });
+  const again = await offline.all({ collection: "products" }, new sdk.Query().limit(40).sort("meta.id", "ASC"));
+  assert.equal(again.source, "cache");
+  assert.deepEqual(again.data, online.data, "pages computed locally from the complete list");
+  const first = await offline.pages("collections/products", "limit=7").next();
+  assert.equal(first.value.source, "cache");
+  assert.equal(first.value.data.length, 7);
+  assert.equal((await requests()).filter((r) => r.url.includes("limit=40") || r.url.includes("limit=7")).length, 0);
+});
+
+test("a cache miss while the network fails is not_cached under every policy, naming both reasons", async () => {
+  for (const policy of ["network-first", "cache-first", "stale-while-revalidate"]) {
+    const c = new sdk.Client({ baseUrl: "http://127.0.0.1:9", repository: "demo", apiKey, retries: 0, cache: { storage: "memory", policy } });
+    await assert.rejects(c.collection("authors"), (e) => e.code === "not_cached" && /not complete/.test(e.message) && /request failed/.test(e.message), policy);
+  }
+});

@@ -1,7 +1,10 @@
 // The www playground (what `npm start` serves) in headless Chromium, against
 // the fixture server, which serves the page, the built package and the API on
 // one origin (127.0.0.1 only). Screenshots go to test-results/ (git-ignored);
-// the last one, small, to www/screenshot.png when UPDATE_SCREENSHOT=1.
+// the last one, small, to www/screenshot.png when UPDATE_SCREENSHOT=1. The
+// second test drives the Offline panel: prefetch with progress, the Offline
+// switch (an injected failing fetch), IndexedDB across a reload, and the
+// browser really offline (context.setOffline).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, statSync, copyFileSync } from "node:fs";
@@ -59,7 +62,7 @@ test("the playground builds the query, sends it, marks selection errors and chec
   assert.equal(await page.isDisabled("#send"), true, "no key: Send is disabled");
   assert.match(await text("#send-hint"), /API key/);
   assert.equal(await page.isDisabled("#make-offline"), true);
-  assert.match(await text("#offline-panel"), /coming with the offline cache/i);
+  assert.match(await text("#offline-note"), /API key/);
 
   // A wrong key, sent with Enter: the error shows its code, status and message.
   await typeInto("#api-key", "wrong-key");
@@ -218,5 +221,173 @@ test("the playground builds the query, sends it, marks selection errors and chec
   // test run leaves the work tree clean.
   if (process.env.UPDATE_SCREENSHOT === "1") copyFileSync(final, join(root, "www", "screenshot.png"));
 
+  assert.deepEqual(pageErrors.map(String), []);
+});
+
+test("the offline panel prefetches with progress, answers offline from the cache, and keeps it across a reload", { timeout: 30_000 }, async () => {
+  const origin = server.url.replace(/\/$/, "");
+  const sortedUrl = `${origin}/v1/demo/collections/products?sorting%5Bfields.price%5D=DESC&fields=fields%28price%2Ctitle%29%2Cmeta&limit=5`;
+  // The server's answer, fetched online from Node before anything else.
+  const response = await fetch(sortedUrl, { headers: { Authorization: apiKey } });
+  assert.equal(response.status, 200);
+  const direct = await response.json();
+  assert.equal(direct.data.length, 5);
+  const directIds = direct.data.map((d) => d.meta.id);
+  const directCells = direct.data.map((d) => [String(d.fields.title), String(d.fields.price)]);
+
+  // A fresh context: its own, empty IndexedDB.
+  const context = await browser.newContext({ viewport: { width: 1000, height: 800 } });
+  page = await context.newPage();
+  page.on("pageerror", (error) => pageErrors.push(error));
+  page.setDefaultTimeout(5000);
+  const open = async () => {
+    await page.waitForSelector("body[data-ready=true], #sdk-status.bad", { timeout: 15_000 });
+    assert.equal(await page.getAttribute("body", "data-ready"), "true", await text("#sdk-status"));
+  };
+  const resultCells = () => page.$$eval("#results-table tbody tr", (rows) => rows.map((row) => [...row.cells].slice(1, 3).map((c) => c.textContent)));
+  /** Sends and waits for the answer (network-first spends its retries offline first). */
+  const sendAndWait = async () => {
+    await page.evaluate(() => {
+      document.querySelector("#results-facts").hidden = true;
+      document.querySelector("#result-error").hidden = true;
+    });
+    await page.click("#send");
+    await page.waitForSelector("#results-facts:not([hidden]), #result-error:not([hidden])", { timeout: 10_000 });
+  };
+  /** The sorted, projected products query: price DESC, title and price, 5. */
+  const sortedQuery = async () => {
+    await page.selectOption("#endpoint", "collection");
+    await typeInto("#target", "products");
+    await page.click("#add-sort");
+    await page.click("#sort-list li:nth-child(1) [data-role=name]");
+    await page.keyboard.type("price");
+    await page.click("#sort-list li:nth-child(1) [data-role=dir]");
+    await typeInto("#fields", "title, price");
+    await typeInto("#limit", "5");
+    assert.equal(await text("#request-url"), sortedUrl);
+  };
+  const expectCachedRows = async (stale) => {
+    assert.equal(await page.isVisible("#result-error"), false, await shownText("#result-error").catch(() => ""));
+    assert.equal(await text("#result-source"), "cache");
+    assert.equal(await text("#result-stale"), stale ? "stale" : "fresh");
+    assert.deepEqual(await rowIds(), directIds);
+    assert.deepEqual(await resultCells(), directCells);
+  };
+
+  try {
+    await page.goto(server.url);
+    await open();
+    assert.equal(await page.isChecked("#offline-toggle"), false);
+    assert.equal(await page.inputValue("#cache-policy"), "network-first");
+    assert.equal(await page.isVisible("#offline-banner"), false);
+    assert.equal(await page.isDisabled("#make-offline"), true);
+    assert.match(await text("#offline-note"), /API key/);
+
+    // Single documents cannot be made available offline; the products collection can.
+    await typeInto("#api-key", apiKey);
+    await page.selectOption("#endpoint", "document");
+    assert.equal(await page.isDisabled("#make-offline"), true);
+    assert.match(await text("#offline-note"), /Only a list can be made available offline/);
+    await page.selectOption("#endpoint", "collection");
+    await typeInto("#target", "products");
+    assert.equal(await page.isDisabled("#make-offline"), false);
+    assert.match(await text("#offline-note"), /collections\/products/);
+
+    // Make it available offline: the progress bar and "loaded / total" text, page by page.
+    await page.evaluate(() => {
+      window.progressSeen = [];
+      new MutationObserver(() => window.progressSeen.push(document.querySelector("#prefetch-text").textContent)).observe(
+        document.querySelector("#prefetch-text"),
+        { childList: true, characterData: true, subtree: true },
+      );
+    });
+    await page.click("#make-offline");
+    await page.waitForFunction(() => document.querySelector("#prefetch-text")?.textContent === "130 / 130", null, { timeout: 10_000 });
+    await page.waitForFunction(() => /Available offline/.test(document.querySelector("#offline-status").textContent));
+    assert.deepEqual((await page.evaluate(() => window.progressSeen)).filter((t) => t.includes("/")), ["50 / 130", "100 / 130", "130 / 130"]);
+    assert.equal(await page.getAttribute("#prefetch-bar", "max"), "130");
+    assert.equal(await page.evaluate(() => document.querySelector("#prefetch-bar").value), 130);
+    assert.match(await text("#offline-status"), /130 documents in 3 requests/);
+    assert.equal(await text("#cache-size"), "130 documents cached");
+    assert.equal(await page.isDisabled("#clear-cache"), false);
+    assert.equal(await page.isDisabled("#cancel-offline"), true);
+
+    // Offline (the switch): the banner, and the sorted query answered from the cache.
+    await page.check("#offline-toggle");
+    assert.equal(await page.isVisible("#offline-banner"), true);
+    assert.match(await text("#offline-banner"), /Offline: answers come from the cache/);
+    await sortedQuery();
+    await sendAndWait();
+    await expectCachedRows(true); // network-first: the network failed, so the answer is stale
+    assert.match(await shownText("#results-facts"), /Policy\s*network-first · offline/);
+    await page.click("label[for=view-json]");
+    assert.deepEqual(JSON.parse(await text("#results-json")).data, direct.data);
+    await page.click("label[for=view-table]");
+
+    // An alias never fetched: not_cached, with the reason.
+    await page.selectOption("#endpoint", "alias");
+    await typeInto("#target", "home");
+    await sendAndWait();
+    assert.equal(await page.getAttribute("#result-error", "data-code"), "not_cached");
+    const failure = await shownText("#result-error");
+    assert.match(failure, /not_cached/);
+    assert.match(failure, /Not in the cache/);
+    assert.match(await text("#not-cached-reason"), /not cached.*offline \(simulated by the playground\)/);
+    await page.screenshot({ path: join(results, "playground-offline.png"), fullPage: true });
+
+    // Reload: IndexedDB kept the cache; the switch starts off and works from the keyboard.
+    await page.reload();
+    await open();
+    assert.equal(await page.isChecked("#offline-toggle"), false);
+    await typeInto("#api-key", apiKey);
+    await page.waitForFunction(() => document.querySelector("#cache-size").dataset.size === "130");
+    await page.focus("#offline-toggle");
+    await page.keyboard.press("Space");
+    assert.equal(await page.isChecked("#offline-toggle"), true);
+    assert.equal(await page.isVisible("#offline-banner"), true);
+    await sortedQuery();
+    await sendAndWait();
+    await expectCachedRows(true);
+
+    // The browser really offline (the page stays loaded): the same answer.
+    await page.uncheck("#offline-toggle");
+    assert.equal(await page.isVisible("#offline-banner"), false);
+    await context.setOffline(true);
+    await sendAndWait();
+    await expectCachedRows(true);
+    // cache-first answers without asking: not stale.
+    await page.selectOption("#cache-policy", "cache-first");
+    await sendAndWait();
+    await expectCachedRows(false);
+    await context.setOffline(false);
+
+    // Clear the cache; cache-only then has nothing to answer with.
+    await page.selectOption("#cache-policy", "cache-only");
+    await page.click("#clear-cache");
+    await page.waitForFunction(() => document.querySelector("#cache-size").dataset.size === "0");
+    await sendAndWait();
+    assert.equal(await page.getAttribute("#result-error", "data-code"), "not_cached");
+    assert.match(await text("#not-cached-reason"), /not complete in the cache/);
+    assert.equal(await page.isVisible("#cache-errors"), false, "no cache errors were reported");
+
+    // A prefetch can be cancelled while a page is pending.
+    await page.route("**/v1/demo/collections/articles**", async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      await route.continue().catch(() => {});
+    });
+    await page.selectOption("#endpoint", "collection");
+    await typeInto("#target", "articles");
+    await page.click("#make-offline");
+    await page.waitForSelector("#cancel-offline:not([disabled])");
+    assert.equal(await page.isDisabled("#make-offline"), true);
+    await page.click("#cancel-offline");
+    await page.waitForFunction(() => /Cancelled/.test(document.querySelector("#offline-status").textContent));
+    assert.match(await text("#offline-status"), /Cancelled before the first page/);
+    assert.equal(await page.isDisabled("#make-offline"), false);
+    assert.equal(await page.isDisabled("#cancel-offline"), true);
+    await page.unroute("**/v1/demo/collections/articles**");
+  } finally {
+    await context.close();
+  }
   assert.deepEqual(pageErrors.map(String), []);
 });
