@@ -62,5 +62,24 @@ test("an injected fetch is called with the URL, GET, the Authorization header an
     (error) => error.code === "network" && error.message.includes("offline"),
   );
   assert.throws(() => new sdk.Client({ baseUrl: "https://cms.invalid", repository: "blog", apiKey: "k", fetch: "nope" }), (e) => e.code === "invalid_argument");
+});
+
+test("timeouts and the caller's signal abort the underlying fetch", async () => {
+  const signals = [];
+  const hanging = (url, init) => {
+    signals.push(init.signal);
+    return new Promise((_, reject) => init.signal.addEventListener("abort", () => reject(new DOMException("aborted", "AbortError"))));
+  };
+  const timed = new sdk.Client({ baseUrl: "https://cms.invalid", repository: "blog", apiKey: "k", fetch: hanging, timeoutMs: 50 });
+  await assert.rejects(timed.documents(), (e) => e.code === "timeout" && e.message.includes("50 ms"));
+  assert.equal(signals.length, 1, "a timeout is not retried");
+  assert.equal(signals[0].aborted, true, "the fetch's own signal was aborted");
+  const caller = new AbortController();
+  const open = new sdk.Client({ baseUrl: "https://cms.invalid", repository: "blog", apiKey: "k", fetch: hanging, timeoutMs: 0 });
+  const pending = open.documents(undefined, { signal: caller.signal });
+  await new Promise((r) => setTimeout(r, 20));
+  caller.abort();
+  await assert.rejects(pending, (e) => e.code === "aborted");
+  assert.equal(signals[1].aborted, true, "the caller's abort reached the fetch");
   assert.throws(() => new sdk.Client({ baseUrl: "https://cms.invalid", repository: "blog", apiKey: "k", timeoutMs: -1 }), (e) => e.code === "invalid_argument");
 });
