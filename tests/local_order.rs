@@ -180,6 +180,17 @@ fn richtext_location_objects() {
             json!({"plain": "b", "html": "a"}),
             Less,
         ),
+        // `plain` compares as text, even when it looks like a date-time.
+        (
+            json!({"plain": ""}),
+            json!({"plain": "1998-01-01T00:00:00Z"}),
+            Less,
+        ),
+        (
+            json!({"plain": "Z"}),
+            json!({"plain": "1998-01-01T00:00:00Z"}),
+            Greater,
+        ),
         (
             json!({"plain": "a", "lat": 1, "lng": 1}),
             json!({"lat": 0, "lng": 0}),

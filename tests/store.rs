@@ -296,3 +296,49 @@ fn query_json_is_the_same_envelope() {
         r#"{"data":[{"meta":{"id":"2"}},{"meta":{"id":"1"}}],"meta":{"count":2,"limit":25,"offset":0,"total":2}}"#
     );
 }
+
+/// The probe that `put_json` reads documents with accepts exactly what a
+/// `Value` parse accepts, and reads the values that parse gives.
+#[test]
+fn probe_reads_as_a_value_parse_does() {
+    use content_repo::store::probe::probe;
+    let deep = format!("[{{\"x\": {}1{}}}]", "[".repeat(130), "]".repeat(130));
+    let texts = [
+        r#"{"meta": {"id": "1", "revision": 2, "contentType": "a"}, "fields": {"n": [1, {"a": null}]}}"#,
+        r#"{"meta": {"id": "1"}, "x": "\ud800"}"#,
+        r#"{"meta": {"id": "1"}, "x": "\udc00\u0041"}"#,
+        r#"{"meta": {"id": "1"}, "x": 1e400}"#,
+        r#"{"meta": {"id": "1"}, "x": -1e400}"#,
+        r#"{"meta": {"id": "1"}, "x": 1e-400}"#,
+        r#"{"meta": {"id": "1"}, "x": "\q"}"#,
+        r#"{"meta": {"id": "1"}, "x": "a	b"}"#,
+        r#"{"meta": {"id": "1"}, "x": 01}"#,
+        r#"{"meta": {"id": "1"}, "x": [1,]}"#,
+        r#"{"meta": {"id": "1"}} x"#,
+        r#"{"meta": {"id": "1"}, "meta": {"id": "2", "id": 3}, "fields": 4, "fields": {"n": 1, "n": 2}}"#,
+        r#"{"meta": {"id": "1"}, "meta": 5}"#,
+        r#"{"\u006deta": {"\u0069d": "é", "revision": 1.5e3}}"#,
+        r#"[{"meta": {"id": "1"}}]"#,
+        r#""text""#,
+        &deep,
+        &deep.replace("130", "10"),
+    ];
+    for text in texts {
+        let value: Result<Value, _> = serde_json::from_str(text);
+        let read = probe(text, &["id", "revision"], &["n"]);
+        assert_eq!(read.is_ok(), value.is_ok(), "{text}");
+        let (Ok(read), Ok(value)) = (read, value) else {
+            continue;
+        };
+        assert_eq!(read.is_object, value.is_object(), "{text}");
+        let scope = |name: &str, keys: &[&str]| {
+            value.get(name).and_then(Value::as_object).map(|map| {
+                keys.iter()
+                    .map(|key| map.get(*key).cloned())
+                    .collect::<Vec<_>>()
+            })
+        };
+        assert_eq!(read.meta, scope("meta", &["id", "revision"]), "{text}");
+        assert_eq!(read.fields, scope("fields", &["n"]), "{text}");
+    }
+}

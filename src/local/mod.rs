@@ -7,11 +7,14 @@
 //!   read once, partial sort for a page;
 //! - [`project`]: a [`Selection`](crate::Selection) applied to documents and
 //!   list envelopes;
+//! - [`plan`]: a selection compiled for an interpreter outside Rust
+//!   (JavaScript objects projected where they live);
 //! - [`apply`]: a whole [`Query`](crate::Query): sort, `offset`, `limit`,
 //!   selection.
 
 pub mod apply;
 pub mod order;
+pub mod plan;
 pub mod project;
 pub mod sort;
 

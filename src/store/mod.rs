@@ -36,6 +36,7 @@
 //! ```
 
 pub mod ingest;
+pub mod probe;
 
 use std::cmp::Ordering;
 use std::collections::HashMap;
@@ -48,9 +49,9 @@ use crate::error::{Error, Result};
 use crate::local::apply::{page_bounds, page_meta};
 use crate::local::order::compare_numbers;
 use crate::local::project::{is_envelope, select_map};
-use crate::local::sort::{effective_keys, SortValue};
+use crate::local::sort::{effective_keys, is_id, SortValue};
 use crate::query::selection::Selection;
-use crate::query::sort::{Direction, FieldKey, Sort};
+use crate::query::sort::{Direction, FieldKey, Scope, Sort};
 use crate::query::Query;
 
 /// How many sort indexes a store keeps (least recently used dropped first).
@@ -130,6 +131,16 @@ impl Origin {
             Origin::Argument => Error::invalid_argument(message),
         }
     }
+}
+
+/// The error for a list element that is not a document with an id.
+fn no_id(index: usize, origin: Origin, source: &str) -> Error {
+    origin.error(
+        format!(
+            "documents[{index}] is not a document with an id: expected an object {{ fields, meta: {{ id: string, ... }} }}"
+        ),
+        source,
+    )
 }
 
 fn excerpt(text: &str) -> String {
@@ -235,16 +246,73 @@ impl DocumentStore {
             Ok(_) => return Ok(None),
             Err(error) => return Err(syntax(error)),
         }
+        // Each document is probed: only what the store keeps is built.
+        let mut meta_names: Vec<&str> = vec!["id", "revision", "contentType"];
+        let mut field_names: Vec<&str> = Vec::new();
+        let mut columns = Vec::with_capacity(self.column_keys.len());
+        for key in &self.column_keys {
+            let names = match key.scope {
+                Scope::Meta => &mut meta_names,
+                Scope::Fields => &mut field_names,
+            };
+            let position = match names.iter().position(|name| *name == key.name) {
+                Some(position) => position,
+                None => {
+                    names.push(key.name.as_str());
+                    names.len() - 1
+                }
+            };
+            columns.push((key.scope, position, is_id(key)));
+        }
         let mut incoming = Vec::with_capacity(frame.documents.len());
         for (index, range) in frame.documents.into_iter().enumerate() {
             let text = buffer.get(range.clone()).unwrap_or("");
-            let value: Value = serde_json::from_str(text).map_err(syntax)?;
-            let text = Text {
-                buffer: Rc::clone(buffer),
-                start: range.start,
-                end: range.end,
+            let probe = probe::probe(text, &meta_names, &field_names).map_err(syntax)?;
+            let meta = |position: usize| {
+                probe
+                    .meta
+                    .as_ref()
+                    .and_then(|meta| meta.get(position))
+                    .and_then(Option::as_ref)
             };
-            incoming.push(self.read_document(&value, text, index, origin, buffer)?);
+            let id = match meta(0) {
+                Some(Value::String(id)) if !id.is_empty() => id.clone(),
+                Some(Value::Number(id)) => id.to_string(),
+                _ => return Err(no_id(index, origin, buffer)),
+            };
+            let revision = match meta(1) {
+                Some(Value::Number(revision)) => Some(revision.clone()),
+                _ => None,
+            };
+            let content_type = match meta(2) {
+                Some(Value::String(content_type)) => Some(content_type.clone()),
+                _ => None,
+            };
+            let values = columns
+                .iter()
+                .map(|(scope, position, id)| {
+                    let value = match scope {
+                        Scope::Meta => meta(*position),
+                        Scope::Fields => probe
+                            .fields
+                            .as_ref()
+                            .and_then(|fields| fields.get(*position))
+                            .and_then(Option::as_ref),
+                    };
+                    SortValue::of(value, *id)
+                })
+                .collect();
+            incoming.push(Incoming {
+                id,
+                revision,
+                content_type,
+                text: Text {
+                    buffer: Rc::clone(buffer),
+                    start: range.start,
+                    end: range.end,
+                },
+                values,
+            });
         }
         Ok(Some(incoming))
     }
@@ -293,14 +361,7 @@ impl DocumentStore {
         let id = match meta.and_then(|meta| meta.get("id")) {
             Some(Value::String(id)) if !id.is_empty() => id.clone(),
             Some(Value::Number(id)) => id.to_string(),
-            _ => {
-                return Err(origin.error(
-                    format!(
-                        "documents[{index}] is not a document with an id: expected an object {{ fields, meta: {{ id: string, ... }} }}"
-                    ),
-                    source,
-                ))
-            }
+            _ => return Err(no_id(index, origin, source)),
         };
         let revision = match meta.and_then(|meta| meta.get("revision")) {
             Some(Value::Number(revision)) => Some(revision.clone()),

@@ -1,12 +1,17 @@
 //! `sortDocuments`, `selectFields`, `applyQuery`: the local engine for JavaScript.
 //!
-//! Documents cross the boundary as JSON text, which is much cheaper than
-//! one call per value: a small JavaScript helper reads only what the call
-//! needs (the sort keys' values; the selected top-level keys of the
-//! documents of a page) with `JSON.stringify`, Rust parses it and does the
-//! work, and results come back as JSON text read by `JSON.parse`.
-//! `sortDocuments` returns the caller's own document objects in the new
-//! order (only their sort keys are read).
+//! - `selectFields` applies the selection where the documents are: Rust
+//!   parses it and compiles it into a plan ([`crate::local::plan`]) that
+//!   `src/js/project.js` interprets on the JavaScript objects, with the
+//!   semantics of [`crate::local::project`]. For values that JSON would
+//!   change or reject, the interpreter hands over to the Rust path.
+//! - Otherwise documents cross the boundary as JSON text, which is much
+//!   cheaper than one call per value: a small JavaScript helper reads only
+//!   what the call needs (the sort keys' values; the selected top-level keys
+//!   of the documents of a page) with `JSON.stringify`, Rust parses it and
+//!   does the work, and results come back as JSON text read by `JSON.parse`.
+//!   `sortDocuments` returns the caller's own document objects in the new
+//!   order (only their sort keys are read).
 
 use serde_json::{Map, Value};
 use wasm_bindgen::prelude::*;
@@ -15,6 +20,7 @@ use super::client::query_arg;
 use super::convert::describe;
 use crate::error::{Error, Result};
 use crate::local::apply::{page_bounds, page_meta};
+use crate::local::plan;
 use crate::local::project::select_any;
 use crate::local::sort::{effective_keys, is_id, not_a_document, Columns, SortValue};
 use crate::query::selection::{Node, Selection};
@@ -151,6 +157,12 @@ extern "C" {
     ) -> Result<JsValue, JsValue>;
 }
 
+#[wasm_bindgen(module = "/src/js/project.js")]
+extern "C" {
+    #[wasm_bindgen(catch, js_name = projectValue)]
+    fn project_value(value: &JsValue, plan: &str) -> Result<JsValue, JsValue>;
+}
+
 /// Parses JSON text into plain JavaScript objects and arrays.
 pub fn from_json_text(text: &str) -> Result<JsValue> {
     js_sys::JSON::parse(text)
@@ -241,10 +253,7 @@ fn read_list(
         list_json(value, order, whole, &fields, &meta).map_err(|error| not_serializable(&error))?;
     if let Some(index) = text.as_f64() {
         return Err(if index < 0.0 {
-            Error::invalid_argument(format!(
-                "expected a document or a list of documents, got {}",
-                describe(value)
-            ))
+            not_a_document_or_list(value)
         } else {
             not_a_document(index as usize)
         });
@@ -302,26 +311,72 @@ pub fn select_fields(
     #[wasm_bindgen(unchecked_param_type = "Document | DocumentList")] document_or_list: JsValue,
     #[wasm_bindgen(unchecked_param_type = "string")] selection: JsValue,
 ) -> Result<JsValue, JsValue> {
+    let Some(selection) = selection_arg(&document_or_list, &selection)? else {
+        return Ok(document_or_list);
+    };
+    // The compiled selection applied by src/js/project.js to the objects
+    // where they are; it gives up (null) on values that JSON would change,
+    // which the Rust path then decides.
+    if let Some(plan) = plan::compile(&selection) {
+        let out = project_value(&document_or_list, &plan.to_string()).unwrap_or(JsValue::NULL);
+        if let Some(index) = out.as_f64() {
+            return Err(if index < 0.0 {
+                not_a_document_or_list(&document_or_list)
+            } else {
+                not_a_document(index as usize)
+            }
+            .into());
+        }
+        if !out.is_null() {
+            return Ok(out);
+        }
+    }
+    Ok(select_in_rust(&document_or_list, &selection)?)
+}
+
+/// `selectFields` always on the Rust path (documents read as JSON): the
+/// reference that the JavaScript projection is tested against.
+#[doc(hidden)]
+#[wasm_bindgen(js_name = __selectFieldsRust, skip_typescript)]
+pub fn select_fields_rust(
+    document_or_list: JsValue,
+    selection: JsValue,
+) -> Result<JsValue, JsValue> {
+    match selection_arg(&document_or_list, &selection)? {
+        Some(selection) => Ok(select_in_rust(&document_or_list, &selection)?),
+        None => Ok(document_or_list),
+    }
+}
+
+/// The parsed selection of `selectFields` (`None` for `*`), after checking
+/// both arguments.
+fn selection_arg(document_or_list: &JsValue, selection: &JsValue) -> Result<Option<Selection>> {
     let text = selection.as_string().ok_or_else(|| {
         Error::invalid_argument(format!(
             "the selection must be a string such as \"title, author/name\", got {}",
-            describe(&selection)
+            describe(selection)
         ))
     })?;
     let selection = Selection::parse(&text)?;
     if !document_or_list.is_object() {
-        return Err(Error::invalid_argument(format!(
-            "expected a document or a list of documents, got {}",
-            describe(&document_or_list)
-        ))
-        .into());
+        return Err(not_a_document_or_list(document_or_list));
     }
-    if selection == Selection::All {
-        return Ok(document_or_list);
-    }
-    let value = read_list(&document_or_list, None, Some(&selection))?;
-    let selected = select_any(&value, &selection)?;
-    Ok(from_json_text(&selected.to_string())?)
+    Ok((selection != Selection::All).then_some(selection))
+}
+
+fn not_a_document_or_list(value: &JsValue) -> Error {
+    Error::invalid_argument(format!(
+        "expected a document or a list of documents, got {}",
+        describe(value)
+    ))
+}
+
+/// Applies a selection on the Rust path: what it can return read as JSON
+/// text, selected, and given back as JSON text.
+fn select_in_rust(document_or_list: &JsValue, selection: &Selection) -> Result<JsValue> {
+    let value = read_list(document_or_list, None, Some(selection))?;
+    let selected = select_any(&value, selection)?;
+    from_json_text(&selected.to_string())
 }
 
 /// Applies a query to documents in hand, as the service would: its sorting

@@ -21,16 +21,24 @@ export interface StoreQueryOptions {
 "#;
 
 #[wasm_bindgen(inline_js = r#"
-export function encodeUtf8(text) {
-  return new TextEncoder().encode(text);
+const encoder = new TextEncoder();
+export function encodeUtf8Into(text, from, memory, at, room) {
+  const { read, written } = encoder.encodeInto(from === 0 ? text : text.slice(from), new Uint8Array(memory.buffer, at, room));
+  return [read, written];
 }
 export function stringify(value) {
   return JSON.stringify(value);
 }
 "#)]
 extern "C" {
-    #[wasm_bindgen(js_name = encodeUtf8)]
-    fn encode_utf8(text: &JsValue) -> js_sys::Uint8Array;
+    #[wasm_bindgen(js_name = encodeUtf8Into)]
+    fn encode_utf8_into(
+        text: &JsValue,
+        from: u32,
+        memory: &JsValue,
+        at: usize,
+        room: usize,
+    ) -> js_sys::Array;
     #[wasm_bindgen(catch)]
     fn stringify(value: &JsValue) -> Result<JsValue, JsValue>;
 }
@@ -106,8 +114,7 @@ impl JsDocumentStore {
             ))
             .into());
         }
-        let bytes = encode_utf8(&text).to_vec();
-        let text = String::from_utf8(bytes)
+        let text = String::from_utf8(utf8_bytes(&text))
             .map_err(|_| Error::invalid_argument("the text is not valid Unicode"))?;
         Ok(self.inner.put_json(text)? as u32)
     }
@@ -168,6 +175,35 @@ impl JsDocumentStore {
     pub fn clear(&mut self) {
         self.inner.clear();
     }
+}
+
+/// The UTF-8 encoding of a JavaScript string (lone surrogates as U+FFFD, as
+/// `TextEncoder` gives), written by `TextEncoder.encodeInto` straight into
+/// wasm memory: no copy of the text in JavaScript memory on the way.
+fn utf8_bytes(text: &JsValue) -> Vec<u8> {
+    let length = js_sys::JsString::from(text.clone()).length() as usize;
+    let memory = wasm_bindgen::memory();
+    // Response text is mostly ASCII: room for 1/16 more bytes than UTF-16
+    // units, and more when that is not enough.
+    let mut bytes = vec![0u8; length + length / 16 + 16];
+    let (mut read, mut written) = (0usize, 0usize);
+    loop {
+        let room = bytes.len() - written;
+        let at = bytes.as_mut_ptr() as usize + written;
+        let step = encode_utf8_into(text, read as u32, &memory, at, room);
+        let count = |index: u32| step.get(index).as_f64().unwrap_or(0.0) as usize;
+        let (more_read, more_written) = (count(0), count(1));
+        read += more_read;
+        written += more_written;
+        if read >= length || (more_read == 0 && room >= 4) {
+            break;
+        }
+        // At most 3 bytes per UTF-16 unit left.
+        bytes.resize(written + (length - read) * 3 + 4, 0);
+    }
+    bytes.truncate(written);
+    bytes.shrink_to_fit();
+    bytes
 }
 
 impl JsDocumentStore {

@@ -217,8 +217,9 @@ export const cases = {
   },
 
   async "never retries after the caller aborted"(sdk, env) {
-    const c = client(sdk, env, { retryDelayMs: 2000 });
-    await env.control.script({ responses: [{ status: 503 }, { status: 503 }] });
+    // Retry-After makes the wait certain (backoff alone is jittered from 0).
+    const c = client(sdk, env);
+    await env.control.script({ responses: [{ status: 503, retryAfter: "5" }, { status: 503 }] });
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 300);
     const started = Date.now();

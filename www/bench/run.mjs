@@ -2,7 +2,7 @@
 // Benchmark runner: SDK (pkg/) vs pure-JavaScript peers, in Node and in headless Chromium.
 //
 //   node www/bench/run.mjs [--quick] [--sizes=1000,10000] [--node-only | --browser-only]
-//                          [--workloads=W1,W4,ingest] [--seed=N] [--serve] [--help]
+//                          [--workloads=W1,W4,ingest] [--seed=N] [--pkg=DIR] [--results=DIR] [--serve] [--help]
 //
 // Results: www/bench/results/bench-node.json and bench-chromium.json (git-ignored).
 
@@ -30,13 +30,15 @@ const HELP = `usage: node www/bench/run.mjs [options]
   --sizes=1000,10000   document counts (default ${SIZES.join(",")})
   --workloads=W1,W4    subset of ${ALL_WORKLOADS.join(",")}
   --seed=N             generator seed (default 20240601)
+  --results=DIR        write bench-*.json there (default www/bench/results)
+  --pkg=DIR            load the SDK from DIR (a scripts/build.sh output, e.g. PKG_DIR=...; default pkg/)
   --node-only          skip the headless Chromium run
   --browser-only       skip the Node run
   --serve              only start the static server and print the page URL (manual browser runs)
   --help`;
 
 function parseArgs(argv) {
-  const o = { quick: false, sizes: null, nodeOnly: false, browserOnly: false, serve: false, seed: 20240601, workloads: ALL_WORKLOADS };
+  const o = { quick: false, sizes: null, nodeOnly: false, browserOnly: false, serve: false, seed: 20240601, workloads: ALL_WORKLOADS, pkg: path.join(ROOT, "pkg"), results: RESULTS };
   for (const a of argv) {
     const [k, v] = a.split("=", 2);
     if (k === "--quick") o.quick = true;
@@ -45,6 +47,8 @@ function parseArgs(argv) {
     else if (k === "--serve") o.serve = true;
     else if (k === "--sizes" && v) o.sizes = v.split(",").map((x) => Number(x.trim()));
     else if (k === "--seed" && v) o.seed = Number(v);
+    else if (k === "--pkg" && v) o.pkg = path.resolve(v);
+    else if (k === "--results" && v) o.results = path.resolve(v);
     else if (k === "--workloads" && v) o.workloads = v.split(",").map((x) => x.trim());
     else if (k === "--help" || k === "-h") {
       console.log(HELP);
@@ -76,9 +80,9 @@ function machine() {
   return { platform: `${os.platform()} ${os.release()}`, arch: os.arch(), cpus: cpus.length, cpuModel: cpus[0] ? cpus[0].model : "", totalMemGiB: +(os.totalmem() / 2 ** 30).toFixed(1), loadAvg: os.loadavg() };
 }
 
-function writeResults(name, res) {
-  fs.mkdirSync(RESULTS, { recursive: true });
-  const file = path.join(RESULTS, `bench-${name}.json`);
+function writeResults(name, res, dir = RESULTS) {
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `bench-${name}.json`);
   fs.writeFileSync(file, JSON.stringify(res, null, 2) + "\n");
   return path.relative(ROOT, file);
 }
@@ -98,8 +102,9 @@ async function runNode(o) {
     gc = null;
   }
   const { libs } = await import("./libs-node.mjs");
-  const sdk = await loadSdk(pathToFileURL(path.join(ROOT, "pkg/node/index.js")).href);
-  console.log(`\n### Node ${process.version}: ${sdk.available ? "SDK from pkg/node" : "SDK skipped (" + sdk.reason + ")"}`);
+  const sdk = await loadSdk(pathToFileURL(path.join(o.pkg, "node/index.js")).href);
+  const pkgName = path.relative(ROOT, o.pkg) || o.pkg;
+  console.log(`\n### Node ${process.version}: ${sdk.available ? `SDK from ${pkgName}/node` : "SDK skipped (" + sdk.reason + ")"}`);
   const res = await runSuite({
     env: { name: "node", version: process.version, v8: process.versions.v8, machine: machine() },
     sizes: o.sizes,
@@ -118,7 +123,7 @@ async function runNode(o) {
   });
   res.env.gcExposed = !!gc;
   console.log("\n" + formatReport(res));
-  console.log(`\nwrote ${writeResults("node", res)}`);
+  console.log(`\nwrote ${writeResults("node", res, o.results)}`);
   return res;
 }
 
@@ -137,12 +142,12 @@ async function workerMemory(specifier, text) {
 }
 
 // ---------------------------------------------------------------------------------
-// Static server: /www/..., /pkg/..., /node_modules/... from the checkout root
+// Static server: /www/..., /node_modules/... from the checkout root, /pkg/... from --pkg
 // ---------------------------------------------------------------------------------
 
 const TYPES = { ".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".mjs": "text/javascript; charset=utf-8", ".cjs": "text/javascript; charset=utf-8", ".json": "application/json; charset=utf-8", ".wasm": "application/wasm", ".map": "application/json", ".css": "text/css", ".d.ts": "text/plain" };
 
-function startServer() {
+function startServer(pkgDir = path.join(ROOT, "pkg")) {
   const server = http.createServer((req, res) => {
     const url = new URL(req.url, "http://127.0.0.1");
     let rel;
@@ -157,8 +162,11 @@ function startServer() {
       return;
     }
     const top = rel.split("/")[1];
-    const file = path.resolve(ROOT, "." + path.posix.normalize(rel));
-    if (!["www", "pkg", "node_modules"].includes(top) || !file.startsWith(ROOT + path.sep)) {
+    const normal = path.posix.normalize(rel);
+    // /pkg/... comes from --pkg (default <root>/pkg), which may lie outside the checkout.
+    const base = top === "pkg" ? pkgDir : ROOT;
+    const file = top === "pkg" ? path.resolve(pkgDir, "." + normal.slice("/pkg".length)) : path.resolve(ROOT, "." + normal);
+    if (!["www", "pkg", "node_modules"].includes(top) || !file.startsWith(base + path.sep)) {
       res.writeHead(404).end("not found");
       return;
     }
@@ -203,7 +211,7 @@ async function runBrowser(o) {
     return null;
   }
   const { chromium } = await import("playwright-core");
-  const server = await startServer();
+  const server = await startServer(o.pkg);
   const url = pageUrl(server, o);
   console.log(`\n### Chromium (${CHROMIUM}) at ${url}`);
   let browser;
@@ -242,7 +250,7 @@ async function runBrowser(o) {
     res.env.browserVersion = browser.version();
     res.env.machine = machine();
     console.log("\n" + formatReport(res));
-    console.log(`\nwrote ${writeResults("chromium", res)}`);
+    console.log(`\nwrote ${writeResults("chromium", res, o.results)}`);
     return res;
   } finally {
     if (browser) await browser.close().catch(() => {});
@@ -255,7 +263,7 @@ async function runBrowser(o) {
 async function main() {
   const o = parseArgs(process.argv.slice(2));
   if (o.serve) {
-    const server = await startServer();
+    const server = await startServer(o.pkg);
     console.log(`serving ${ROOT} (www/, pkg/, node_modules/) at ${pageUrl(server, o)}\nCtrl-C to stop`);
     return;
   }
