@@ -277,3 +277,34 @@ fn apply_query_sorts_pages_and_selects() {
         "invalid_argument"
     );
 }
+
+#[test]
+fn streaming_selection_refuses_repeated_selected_keys_and_bad_text() {
+    use content_repo::local::project::write_selected_json;
+    use content_repo::Selection;
+    let Selection::Parts(parts) = Selection::parse("title,meta(id)").unwrap() else {
+        panic!("parts")
+    };
+    let mut out = b"keep".to_vec();
+    for text in [
+        r#"{"fields":{"title":1,"title":2},"meta":{"id":"1"}}"#,
+        r#"{"fields":{"title":1},"fields":{"title":2},"meta":{"id":"1"}}"#,
+        r#"{"fields":{"title":1},"meta":{"id":"1"}"#,
+        r#"[1,2]"#,
+        r#"{"fields":{"title":1},"meta":{"id":"1"}} trailing"#,
+    ] {
+        assert!(
+            write_selected_json(text, &parts, &mut out).is_err(),
+            "{text}"
+        );
+        assert_eq!(out, b"keep", "nothing written on refusal");
+    }
+    // Repeated keys that the selection does not name are skipped like the rest.
+    let text =
+        r#"{"fields":{"x":1,"x":2,"title":"t"},"meta":{"id":"1","id2":0},"other":1,"other":2}"#;
+    write_selected_json(text, &parts, &mut out).unwrap();
+    assert_eq!(
+        String::from_utf8(out).unwrap(),
+        r#"keep{"fields":{"title":"t"},"meta":{"id":"1"}}"#
+    );
+}

@@ -7,7 +7,7 @@ use std::cmp::Ordering;
 
 use content_repo::local::apply::apply_query;
 use content_repo::local::order::compare_values;
-use content_repo::local::project::select;
+use content_repo::local::project::{parse_selected, select, select_map, write_selected_json};
 use content_repo::local::sort::{sort_documents, sorted_positions};
 use content_repo::store::DocumentStore;
 use content_repo::{Direction, Node, Query, Selection, Sort};
@@ -481,6 +481,32 @@ proptest! {
     fn projection_matches_reference(doc in document(), text in selection_text()) {
         let selection = Selection::parse(&text).unwrap();
         prop_assert_eq!(select(&doc, &selection).unwrap(), reference_select(&doc, &selection));
+    }
+
+    #[test]
+    fn pruned_parse_selects_what_a_full_parse_selects(
+        mut doc in document(),
+        includes in value(),
+        other in value(),
+        text in selection_text(),
+    ) {
+        // A document's own `includes` and keys outside the scopes too.
+        doc["includes"] = includes;
+        doc["other"] = other;
+        let selection = Selection::parse(&text).unwrap();
+        if let Selection::Parts(parts) = &selection {
+            let text = doc.to_string();
+            let pruned = parse_selected(&text, parts).unwrap();
+            let (Value::Object(pruned), Value::Object(full)) = (pruned, doc) else {
+                return Err(TestCaseError::fail("documents are objects"));
+            };
+            let expected = Value::Object(select_map(&full, parts)).to_string();
+            prop_assert_eq!(Value::Object(select_map(&pruned, parts)).to_string(), expected.clone());
+            // The streaming writer gives the same text, byte for byte.
+            let mut out = b"x".to_vec();
+            prop_assert!(write_selected_json(&text, parts, &mut out).is_ok());
+            prop_assert_eq!(String::from_utf8(out).unwrap(), format!("x{expected}"));
+        }
     }
 
     #[test]

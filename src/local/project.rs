@@ -197,3 +197,545 @@ pub fn select_documents(documents: &[Value], selection: &Selection) -> Result<Ve
         })
         .collect()
 }
+
+/// Parses a document's JSON text keeping only what `parts` can select, so
+/// that `select_map(parse_selected(text)?, parts)` equals
+/// `select_map(parse(text), parts)` while skipping everything else.
+///
+/// Pruning follows [`apply`] exactly: on an object, a key is kept (pruned by
+/// the union of its named and `*` children) when one of them names it; on an
+/// array, each element is pruned by the node (nested arrays) or by the node's
+/// union with its `*` child (other elements); a leaf keeps the whole value.
+pub fn parse_selected(text: &str, parts: &Parts) -> serde_json::Result<Value> {
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    let value = serde::de::DeserializeSeed::deserialize(DocumentSeed { parts }, &mut deserializer)?;
+    deserializer.end()?;
+    Ok(value)
+}
+
+mod prune {
+    use std::borrow::Cow;
+    use std::fmt;
+
+    use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+    use serde_json::{Map, Value};
+
+    use super::union;
+    use crate::query::selection::{Node, Parts};
+
+    /// The document: only its scopes, each pruned by its node.
+    pub struct DocumentSeed<'a> {
+        pub parts: &'a Parts,
+    }
+
+    impl<'de> DeserializeSeed<'de> for DocumentSeed<'_> {
+        type Value = Value;
+
+        fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+            deserializer.deserialize_map(self)
+        }
+    }
+
+    impl<'de> Visitor<'de> for DocumentSeed<'_> {
+        type Value = Value;
+
+        fn expecting(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+            out.write_str("a document object")
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+            let whole = Node::leaf();
+            let mut out = Map::new();
+            while let Some(key) = map.next_key::<String>()? {
+                let node = match key.as_str() {
+                    "fields" => self.parts.fields.as_ref(),
+                    "meta" => Some(&self.parts.meta),
+                    "includes" => Some(self.parts.includes.as_ref().unwrap_or(&whole)),
+                    _ => None,
+                };
+                match node {
+                    Some(node) => {
+                        let value = map.next_value_seed(NodeSeed { node })?;
+                        out.insert(key, value);
+                    }
+                    None => {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+            }
+            Ok(Value::Object(out))
+        }
+    }
+
+    /// A value pruned by `node`.
+    pub struct NodeSeed<'a> {
+        pub node: &'a Node,
+    }
+
+    impl<'de> DeserializeSeed<'de> for NodeSeed<'_> {
+        type Value = Value;
+
+        fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+            if self.node.is_leaf() {
+                return Value::deserialize_whole(deserializer);
+            }
+            deserializer.deserialize_any(NodeVisitor {
+                node: self.node,
+                element: None,
+            })
+        }
+    }
+
+    /// Deserializes a whole value.
+    trait Whole {
+        fn deserialize_whole<'de, D: Deserializer<'de>>(deserializer: D)
+            -> Result<Value, D::Error>;
+    }
+
+    impl Whole for Value {
+        fn deserialize_whole<'de, D: Deserializer<'de>>(
+            deserializer: D,
+        ) -> Result<Value, D::Error> {
+            serde::Deserialize::deserialize(deserializer)
+        }
+    }
+
+    /// Visits a value under `node`; `element` is the node for array elements
+    /// that are not arrays (the node's union with its `*` child), computed
+    /// once per array.
+    struct NodeVisitor<'a> {
+        node: &'a Node,
+        element: Option<&'a Node>,
+    }
+
+    impl<'de> Visitor<'de> for NodeVisitor<'_> {
+        type Value = Value;
+
+        fn expecting(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+            out.write_str("a JSON value")
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+            let node = self.element.unwrap_or(self.node);
+            if node.is_leaf() {
+                return serde::Deserialize::deserialize(
+                    serde::de::value::MapAccessDeserializer::new(map),
+                );
+            }
+            let children = node.children();
+            let star = children.get("*");
+            let mut out = Map::new();
+            while let Some(key) = map.next_key::<String>()? {
+                let sub: Option<Cow<'_, Node>> = match (children.get(key.as_str()), star) {
+                    (Some(named), Some(star)) if key != "*" => Some(Cow::Owned(union(named, star))),
+                    (Some(named), _) => Some(Cow::Borrowed(named)),
+                    (None, Some(star)) => Some(Cow::Borrowed(star)),
+                    (None, None) => None,
+                };
+                match sub {
+                    Some(sub) => {
+                        let value = map.next_value_seed(NodeSeed { node: &sub })?;
+                        out.insert(key, value);
+                    }
+                    None => {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+            }
+            Ok(Value::Object(out))
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+            // Elements of a nested array keep the array's node.
+            let element: Cow<'_, Node> = match self.node.children().get("*") {
+                Some(star) => Cow::Owned(union(self.node, star)),
+                None => Cow::Borrowed(self.node),
+            };
+            let mut out = Vec::new();
+            while let Some(value) = seq.next_element_seed(ElementSeed {
+                node: self.node,
+                element: &element,
+            })? {
+                out.push(value);
+            }
+            Ok(Value::Array(out))
+        }
+
+        fn visit_bool<E>(self, value: bool) -> Result<Value, E> {
+            Ok(Value::Bool(value))
+        }
+
+        fn visit_i64<E>(self, value: i64) -> Result<Value, E> {
+            Ok(Value::from(value))
+        }
+
+        fn visit_u64<E>(self, value: u64) -> Result<Value, E> {
+            Ok(Value::from(value))
+        }
+
+        fn visit_f64<E>(self, value: f64) -> Result<Value, E> {
+            Ok(serde_json::Number::from_f64(value).map_or(Value::Null, Value::Number))
+        }
+
+        fn visit_str<E>(self, value: &str) -> Result<Value, E> {
+            Ok(Value::String(value.to_owned()))
+        }
+
+        fn visit_string<E>(self, value: String) -> Result<Value, E> {
+            Ok(Value::String(value))
+        }
+
+        fn visit_unit<E>(self) -> Result<Value, E> {
+            Ok(Value::Null)
+        }
+
+        fn visit_none<E>(self) -> Result<Value, E> {
+            Ok(Value::Null)
+        }
+    }
+
+    /// An array element: a nested array under the array's node, anything
+    /// else under the element node.
+    struct ElementSeed<'a> {
+        node: &'a Node,
+        element: &'a Node,
+    }
+
+    impl<'de> DeserializeSeed<'de> for ElementSeed<'_> {
+        type Value = Value;
+
+        fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+            deserializer.deserialize_any(NodeVisitor {
+                node: self.node,
+                element: Some(self.element),
+            })
+        }
+    }
+}
+
+use prune::DocumentSeed;
+
+/// Writes the JSON text of `select_map(parse(text), parts)` straight from
+/// the document's text, parsing only what the selection reaches and building
+/// no tree for the rest. Returns `Err` (and leaves `out` as it was) for any
+/// text it does not handle exactly as the tree path would (invalid JSON, a
+/// repeated key among the selected ones): callers then use that path.
+pub fn write_selected_json(text: &str, parts: &Parts, out: &mut Vec<u8>) -> serde_json::Result<()> {
+    let start = out.len();
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    let result = serde::de::DeserializeSeed::deserialize(
+        stream::DocumentWriter {
+            parts,
+            out: &mut *out,
+        },
+        &mut deserializer,
+    )
+    .and_then(|()| deserializer.end());
+    if result.is_err() {
+        out.truncate(start);
+    }
+    result
+}
+
+mod stream {
+    use std::borrow::Cow;
+    use std::fmt;
+
+    use serde::de::{
+        self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor,
+    };
+    use serde_json::Value;
+
+    use super::union;
+    use crate::query::selection::{Node, Parts};
+
+    fn write_value<E: de::Error>(out: &mut Vec<u8>, value: &Value) -> Result<(), E> {
+        serde_json::to_writer(out, value).map_err(E::custom)
+    }
+
+    fn write_key<E: de::Error>(out: &mut Vec<u8>, key: &str) -> Result<(), E> {
+        serde_json::to_writer(&mut *out, key).map_err(E::custom)?;
+        out.push(b':');
+        Ok(())
+    }
+
+    /// A key, borrowed from the text when it has no escapes.
+    struct Key<'de>(Cow<'de, str>);
+
+    impl<'de> de::Deserialize<'de> for Key<'de> {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            struct KeyVisitor;
+            impl<'de> Visitor<'de> for KeyVisitor {
+                type Value = Key<'de>;
+                fn expecting(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+                    out.write_str("a key")
+                }
+                fn visit_borrowed_str<E>(self, value: &'de str) -> Result<Key<'de>, E> {
+                    Ok(Key(Cow::Borrowed(value)))
+                }
+                fn visit_str<E>(self, value: &str) -> Result<Key<'de>, E> {
+                    Ok(Key(Cow::Owned(value.to_owned())))
+                }
+                fn visit_string<E>(self, value: String) -> Result<Key<'de>, E> {
+                    Ok(Key(Cow::Owned(value)))
+                }
+            }
+            deserializer.deserialize_str(KeyVisitor)
+        }
+    }
+
+    /// The keys of one object that a selection names, to refuse repeated
+    /// ones (the tree path keeps the last value at the first position; this
+    /// path cannot).
+    #[derive(Default)]
+    struct Seen<'de> {
+        keys: Vec<Cow<'de, str>>,
+    }
+
+    impl<'de> Seen<'de> {
+        fn add<E: de::Error>(&mut self, key: Cow<'de, str>) -> Result<(), E> {
+            if self.keys.contains(&key) {
+                return Err(E::custom("a repeated key"));
+            }
+            self.keys.push(key);
+            Ok(())
+        }
+    }
+
+    pub struct DocumentWriter<'p, 'o> {
+        pub parts: &'p Parts,
+        pub out: &'o mut Vec<u8>,
+    }
+
+    impl<'de> DeserializeSeed<'de> for DocumentWriter<'_, '_> {
+        type Value = ();
+
+        fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+            deserializer.deserialize_map(self)
+        }
+    }
+
+    impl<'de> Visitor<'de> for DocumentWriter<'_, '_> {
+        type Value = ();
+
+        fn expecting(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+            out.write_str("a document object")
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            let whole = Node::leaf();
+            let out = self.out;
+            out.push(b'{');
+            let (mut seen, mut count) = (Seen::default(), 0usize);
+            while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
+                let node = match key.as_ref() {
+                    "fields" => self.parts.fields.as_ref(),
+                    "meta" => Some(&self.parts.meta),
+                    "includes" => Some(self.parts.includes.as_ref().unwrap_or(&whole)),
+                    _ => None,
+                };
+                let Some(node) = node else {
+                    map.next_value::<IgnoredAny>()?;
+                    continue;
+                };
+                let mark = out.len();
+                if count > 0 {
+                    out.push(b',');
+                }
+                write_key::<A::Error>(out, &key)?;
+                seen.add::<A::Error>(key)?;
+                if map.next_value_seed(ValueWriter {
+                    node,
+                    out: &mut *out,
+                })? {
+                    count += 1;
+                } else {
+                    out.truncate(mark);
+                }
+            }
+            out.push(b'}');
+            Ok(())
+        }
+    }
+
+    /// Writes a value under `node`; `true` when it is selected.
+    struct ValueWriter<'n, 'o> {
+        node: &'n Node,
+        out: &'o mut Vec<u8>,
+    }
+
+    impl<'de> DeserializeSeed<'de> for ValueWriter<'_, '_> {
+        type Value = bool;
+
+        fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<bool, D::Error> {
+            if self.node.is_leaf() {
+                let value = <Value as de::Deserialize>::deserialize(deserializer)?;
+                write_value::<D::Error>(self.out, &value)?;
+                return Ok(true);
+            }
+            deserializer.deserialize_any(Writer {
+                node: self.node,
+                element: None,
+                out: self.out,
+            })
+        }
+    }
+
+    /// An array element: a nested array under the array's node, anything
+    /// else under the element node.
+    struct ElementWriter<'n, 'o> {
+        node: &'n Node,
+        element: &'n Node,
+        out: &'o mut Vec<u8>,
+    }
+
+    impl<'de> DeserializeSeed<'de> for ElementWriter<'_, '_> {
+        type Value = bool;
+
+        fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<bool, D::Error> {
+            deserializer.deserialize_any(Writer {
+                node: self.node,
+                element: Some(self.element),
+                out: self.out,
+            })
+        }
+    }
+
+    struct Writer<'n, 'o> {
+        node: &'n Node,
+        element: Option<&'n Node>,
+        out: &'o mut Vec<u8>,
+    }
+
+    impl Writer<'_, '_> {
+        /// A scalar: selected only as an array element whose node is a leaf.
+        fn scalar<E: de::Error>(self, value: Value) -> Result<bool, E> {
+            match self.element {
+                Some(element) if element.is_leaf() => {
+                    write_value::<E>(self.out, &value)?;
+                    Ok(true)
+                }
+                _ => Ok(false),
+            }
+        }
+    }
+
+    impl<'de> Visitor<'de> for Writer<'_, '_> {
+        type Value = bool;
+
+        fn expecting(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+            out.write_str("a JSON value")
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
+            let node = self.element.unwrap_or(self.node);
+            let out = self.out;
+            if node.is_leaf() {
+                let value = <Value as de::Deserialize>::deserialize(
+                    de::value::MapAccessDeserializer::new(map),
+                )?;
+                write_value::<A::Error>(out, &value)?;
+                return Ok(true);
+            }
+            let children = node.children();
+            let star = children.get("*");
+            out.push(b'{');
+            let (mut seen, mut count) = (Seen::default(), 0usize);
+            while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
+                let sub: Option<Cow<'_, Node>> = match (children.get(key.as_ref()), star) {
+                    (Some(named), Some(star)) if key != "*" => Some(Cow::Owned(union(named, star))),
+                    (Some(named), _) => Some(Cow::Borrowed(named)),
+                    (None, Some(star)) => Some(Cow::Borrowed(star)),
+                    (None, None) => None,
+                };
+                let Some(sub) = sub else {
+                    map.next_value::<IgnoredAny>()?;
+                    continue;
+                };
+                let mark = out.len();
+                if count > 0 {
+                    out.push(b',');
+                }
+                write_key::<A::Error>(out, &key)?;
+                seen.add::<A::Error>(key)?;
+                if map.next_value_seed(ValueWriter {
+                    node: &sub,
+                    out: &mut *out,
+                })? {
+                    count += 1;
+                } else {
+                    out.truncate(mark);
+                }
+            }
+            out.push(b'}');
+            Ok(true)
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<bool, A::Error> {
+            let out = self.out;
+            let element: Cow<'_, Node> = match self.node.children().get("*") {
+                Some(star) => Cow::Owned(union(self.node, star)),
+                None => Cow::Borrowed(self.node),
+            };
+            let start = out.len();
+            out.push(b'[');
+            let (mut any, mut kept) = (false, 0usize);
+            loop {
+                let mark = out.len();
+                if kept > 0 {
+                    out.push(b',');
+                }
+                let seed = ElementWriter {
+                    node: self.node,
+                    element: &element,
+                    out: &mut *out,
+                };
+                match seq.next_element_seed(seed)? {
+                    None => {
+                        out.truncate(mark);
+                        break;
+                    }
+                    Some(true) => {
+                        any = true;
+                        kept += 1;
+                    }
+                    Some(false) => {
+                        any = true;
+                        out.truncate(mark);
+                    }
+                }
+            }
+            // A non-empty array of which nothing remains is not selected.
+            if any && kept == 0 {
+                out.truncate(start);
+                return Ok(false);
+            }
+            out.push(b']');
+            Ok(true)
+        }
+
+        fn visit_bool<E: de::Error>(self, value: bool) -> Result<bool, E> {
+            self.scalar(Value::Bool(value))
+        }
+
+        fn visit_i64<E: de::Error>(self, value: i64) -> Result<bool, E> {
+            self.scalar(Value::from(value))
+        }
+
+        fn visit_u64<E: de::Error>(self, value: u64) -> Result<bool, E> {
+            self.scalar(Value::from(value))
+        }
+
+        fn visit_f64<E: de::Error>(self, value: f64) -> Result<bool, E> {
+            self.scalar(serde_json::Number::from_f64(value).map_or(Value::Null, Value::Number))
+        }
+
+        fn visit_str<E: de::Error>(self, value: &str) -> Result<bool, E> {
+            self.scalar(Value::String(value.to_owned()))
+        }
+
+        fn visit_unit<E: de::Error>(self) -> Result<bool, E> {
+            self.scalar(Value::Null)
+        }
+    }
+}

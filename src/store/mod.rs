@@ -48,7 +48,7 @@ use serde_json::{Number, Value};
 use crate::error::{Error, Result};
 use crate::local::apply::{page_bounds, page_meta};
 use crate::local::order::compare_numbers;
-use crate::local::project::{is_envelope, select_map};
+use crate::local::project::{is_envelope, parse_selected, select_map, write_selected_json};
 use crate::local::sort::{effective_keys, is_id, SortValue};
 use crate::query::selection::Selection;
 use crate::query::sort::{Direction, FieldKey, Scope, Sort};
@@ -771,18 +771,21 @@ impl DocumentStore {
             })
             .skip(offset)
             .take(count);
-        let mut out = String::with_capacity(64 + count * 256);
-        out.push_str("{\"data\":[");
+        let mut out = Vec::with_capacity(64 + count * 256);
+        out.extend_from_slice(b"{\"data\":[");
         for (position, stored) in page.enumerate() {
             if position > 0 {
-                out.push(',');
+                out.push(b',');
             }
             write_selected(&mut out, stored.text.as_str(), query.selection())?;
         }
-        out.push_str("],\"meta\":");
-        out.push_str(&page_meta(query, count, total).to_string());
-        out.push('}');
-        Ok(out)
+        out.extend_from_slice(b"],\"meta\":");
+        out.extend_from_slice(page_meta(query, count, total).to_string().as_bytes());
+        out.push(b'}');
+        String::from_utf8(out).map_err(|error| Error::Decode {
+            message: format!("the result is not UTF-8: {error}"),
+            excerpt: String::new(),
+        })
     }
 
     /// [`query_json`](Self::query_json), parsed.
@@ -803,15 +806,20 @@ impl DocumentStore {
 }
 
 /// Writes one stored document's text, projected by `selection`.
-fn write_selected(out: &mut String, text: &str, selection: Option<&Selection>) -> Result<()> {
+fn write_selected(out: &mut Vec<u8>, text: &str, selection: Option<&Selection>) -> Result<()> {
     let parts = match selection {
         None | Some(Selection::All) => {
-            out.push_str(text);
+            out.extend_from_slice(text.as_bytes());
             return Ok(());
         }
         Some(Selection::Parts(parts)) => parts,
     };
-    let document: Value = serde_json::from_str(text).map_err(|error| Error::Decode {
+    // Straight from the text to the selected text; for what that path
+    // refuses (a repeated selected key), through a pruned tree.
+    if write_selected_json(text, parts, out).is_ok() {
+        return Ok(());
+    }
+    let document = parse_selected(text, parts).map_err(|error| Error::Decode {
         message: format!("a stored document cannot be read: {error}"),
         excerpt: excerpt(text),
     })?;
@@ -819,6 +827,6 @@ fn write_selected(out: &mut String, text: &str, selection: Option<&Selection>) -
         Value::Object(map) => Value::Object(select_map(&map, parts)),
         other => other,
     };
-    out.push_str(&selected.to_string());
+    out.extend_from_slice(selected.to_string().as_bytes());
     Ok(())
 }

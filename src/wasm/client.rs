@@ -27,22 +27,27 @@ use crate::query::Query;
 /// A `Query` cannot be borrowed across the boundary without being moved, so it
 /// is read through its canonical string, which parses back to an equal query.
 pub fn query_arg(value: &JsValue) -> Result<Option<Query>> {
+    query_text(value)?
+        .map(|text| Query::parse(&text))
+        .transpose()
+}
+
+/// The query string of a query argument (a `Query` or a query string), or
+/// `None` for nothing.
+pub fn query_text(value: &JsValue) -> Result<Option<String>> {
     if value.is_undefined() || value.is_null() {
         return Ok(None);
     }
-    let text = match value.as_string() {
-        Some(text) => text,
-        None if value.is_object() && property(value, "__wbg_ptr").as_f64().is_some() => {
-            String::from(js_sys::Object::from(value.clone()).to_string())
-        }
-        None => {
-            return Err(Error::invalid_argument(format!(
-                "query must be a Query or a query string, got {}",
-                describe(value)
-            )))
-        }
-    };
-    Query::parse(&text).map(Some)
+    match value.as_string() {
+        Some(text) => Ok(Some(text)),
+        None if value.is_object() && property(value, "__wbg_ptr").as_f64().is_some() => Ok(Some(
+            String::from(js_sys::Object::from(value.clone()).to_string()),
+        )),
+        None => Err(Error::invalid_argument(format!(
+            "query must be a Query or a query string, got {}",
+            describe(value)
+        ))),
+    }
 }
 
 #[wasm_bindgen(typescript_custom_section)]

@@ -2,10 +2,11 @@
 
 use wasm_bindgen::prelude::*;
 
-use super::client::query_arg;
+use super::client::query_text;
 use super::convert::{describe, is_absent, optional_string, property, string};
 use super::local::from_json_text;
 use crate::error::{Error, Result};
+use crate::query::Query;
 use crate::store::DocumentStore;
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -54,6 +55,8 @@ extern "C" {
 #[wasm_bindgen(js_name = DocumentStore)]
 pub struct JsDocumentStore {
     inner: DocumentStore,
+    /// The last query string and its parse: repeated queries skip parsing.
+    last_query: Option<(String, Query)>,
 }
 
 impl Default for JsDocumentStore {
@@ -69,6 +72,7 @@ impl JsDocumentStore {
     pub fn new() -> JsDocumentStore {
         JsDocumentStore {
             inner: DocumentStore::new(),
+            last_query: None,
         }
     }
 
@@ -143,7 +147,11 @@ impl JsDocumentStore {
         #[wasm_bindgen(unchecked_param_type = "Query | string | null | undefined")] query: JsValue,
         #[wasm_bindgen(unchecked_param_type = "StoreQueryOptions | undefined")] options: JsValue,
     ) -> Result<JsValue, JsValue> {
-        let query = query_arg(&query)?.unwrap_or_default();
+        let text = query_text(&query)?.unwrap_or_default();
+        let query = match self.last_query.take() {
+            Some((last, parsed)) if last == text => parsed,
+            _ => Query::parse(&text)?,
+        };
         if !is_absent(&options) && !options.is_object() {
             return Err(Error::invalid_argument(format!(
                 "query options must be an object {{ contentType? }}, got {}",
@@ -152,8 +160,9 @@ impl JsDocumentStore {
             .into());
         }
         let content_type = optional_string(&property(&options, "contentType"), "contentType")?;
-        let text = self.inner.query_json(&query, content_type.as_deref())?;
-        Ok(from_json_text(&text)?)
+        let result = self.inner.query_json(&query, content_type.as_deref());
+        self.last_query = Some((text, query));
+        Ok(from_json_text(&result?)?)
     }
 
     /// The number of documents stored.
