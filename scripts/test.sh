@@ -33,7 +33,23 @@ step "clippy (native)" cargo clippy --quiet --all-targets -- -D warnings
 step "clippy (wasm32)" cargo clippy --quiet --all-targets --target wasm32-unknown-unknown -- -D warnings
 step "cargo test (native)" cargo test --quiet
 step "build pkg/" bash scripts/build.sh
-step "wasm-bindgen-test (Node and headless Chromium)" cargo test --target wasm32-unknown-unknown --tests
+# Headless Chromium under chromedriver sometimes never loads the test page on
+# this machine kind (measured: about 1 start in 6 hangs until chromedriver's
+# 300 s renderer timeout, with or without extra flags). Each attempt is
+# bounded and a hang is retried, at most three times, and said so.
+# webdriver.json passes the flags this closed network needs.
+wasm_tests() {
+  local attempt
+  cargo test --target wasm32-unknown-unknown --tests --no-run || return 1
+  for attempt in 1 2 3; do
+    if timeout --kill-after=5 90 cargo test --target wasm32-unknown-unknown --tests; then
+      return 0
+    fi
+    printf '[test] wasm-bindgen-test attempt %s failed\n' "$attempt"
+  done
+  return 1
+}
+step "wasm-bindgen-test (Node and headless Chromium)" wasm_tests
 step "node --test tests/js" node --test --test-concurrency=1 tests/js/
 
 printf '\nwasm size: '

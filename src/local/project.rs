@@ -57,15 +57,10 @@ fn apply_at(value: &Value, node: &Node, nesting: usize) -> Option<Value> {
 }
 
 fn apply_object(map: &Map<String, Value>, node: &Node, nesting: usize) -> Map<String, Value> {
-    let children = node.children();
-    let star = children.get("*");
     let mut out = Map::new();
     for (key, value) in map {
-        let sub: Cow<'_, Node> = match (children.get(key.as_str()), star) {
-            (Some(named), Some(star)) if key != "*" => Cow::Owned(union(named, star)),
-            (Some(named), _) => Cow::Borrowed(named),
-            (None, Some(star)) => Cow::Borrowed(star),
-            (None, None) => continue,
+        let Some(sub) = key_node(node, key) else {
+            continue;
         };
         if let Some(selected) = apply_at(value, &sub, nesting) {
             out.insert(key.clone(), selected);
@@ -96,6 +91,18 @@ fn apply_array(items: &[Value], node: &Node, nesting: usize) -> Option<Value> {
         None
     } else {
         Some(Value::Array(out))
+    }
+}
+
+/// The node that selects `key` of an object under `node`: the child named
+/// `key`, the `*` child, or the union of both; `None` when neither exists.
+pub fn key_node<'n>(node: &'n Node, key: &str) -> Option<Cow<'n, Node>> {
+    let children = node.children();
+    match (children.get(key), children.get("*")) {
+        (Some(named), Some(star)) if key != "*" => Some(Cow::Owned(union(named, star))),
+        (Some(named), _) => Some(Cow::Borrowed(named)),
+        (None, Some(star)) => Some(Cow::Borrowed(star)),
+        (None, None) => None,
     }
 }
 
@@ -220,7 +227,7 @@ mod prune {
     use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
     use serde_json::{Map, Value};
 
-    use super::union;
+    use super::{key_node, union};
     use crate::query::selection::{Node, Parts};
 
     /// The document: only its scopes, each pruned by its node.
@@ -322,17 +329,9 @@ mod prune {
                     serde::de::value::MapAccessDeserializer::new(map),
                 );
             }
-            let children = node.children();
-            let star = children.get("*");
             let mut out = Map::new();
             while let Some(key) = map.next_key::<String>()? {
-                let sub: Option<Cow<'_, Node>> = match (children.get(key.as_str()), star) {
-                    (Some(named), Some(star)) if key != "*" => Some(Cow::Owned(union(named, star))),
-                    (Some(named), _) => Some(Cow::Borrowed(named)),
-                    (None, Some(star)) => Some(Cow::Borrowed(star)),
-                    (None, None) => None,
-                };
-                match sub {
+                match key_node(node, &key) {
                     Some(sub) => {
                         let value = map.next_value_seed(NodeSeed { node: &sub })?;
                         out.insert(key, value);
@@ -446,7 +445,7 @@ mod stream {
     };
     use serde_json::Value;
 
-    use super::union;
+    use super::{key_node, union};
     use crate::query::selection::{Node, Parts};
 
     fn write_value<E: de::Error>(out: &mut Vec<u8>, value: &Value) -> Result<(), E> {
@@ -502,6 +501,33 @@ mod stream {
         }
     }
 
+    /// Writes `"key":value` (after a comma when `count` > 0) for the next
+    /// value under `node`, and takes it back when nothing is selected.
+    fn entry<'de, A: MapAccess<'de>>(
+        map: &mut A,
+        out: &mut Vec<u8>,
+        key: Cow<'de, str>,
+        node: &Node,
+        seen: &mut Seen<'de>,
+        count: &mut usize,
+    ) -> Result<(), A::Error> {
+        let mark = out.len();
+        if *count > 0 {
+            out.push(b',');
+        }
+        write_key::<A::Error>(out, &key)?;
+        seen.add::<A::Error>(key)?;
+        if map.next_value_seed(ValueWriter {
+            node,
+            out: &mut *out,
+        })? {
+            *count += 1;
+        } else {
+            out.truncate(mark);
+        }
+        Ok(())
+    }
+
     pub struct DocumentWriter<'p, 'o> {
         pub parts: &'p Parts,
         pub out: &'o mut Vec<u8>,
@@ -538,20 +564,7 @@ mod stream {
                     map.next_value::<IgnoredAny>()?;
                     continue;
                 };
-                let mark = out.len();
-                if count > 0 {
-                    out.push(b',');
-                }
-                write_key::<A::Error>(out, &key)?;
-                seen.add::<A::Error>(key)?;
-                if map.next_value_seed(ValueWriter {
-                    node,
-                    out: &mut *out,
-                })? {
-                    count += 1;
-                } else {
-                    out.truncate(mark);
-                }
+                entry(&mut map, out, key, node, &mut seen, &mut count)?;
             }
             out.push(b'}');
             Ok(())
@@ -637,35 +650,14 @@ mod stream {
                 write_value::<A::Error>(out, &value)?;
                 return Ok(true);
             }
-            let children = node.children();
-            let star = children.get("*");
             out.push(b'{');
             let (mut seen, mut count) = (Seen::default(), 0usize);
             while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
-                let sub: Option<Cow<'_, Node>> = match (children.get(key.as_ref()), star) {
-                    (Some(named), Some(star)) if key != "*" => Some(Cow::Owned(union(named, star))),
-                    (Some(named), _) => Some(Cow::Borrowed(named)),
-                    (None, Some(star)) => Some(Cow::Borrowed(star)),
-                    (None, None) => None,
-                };
-                let Some(sub) = sub else {
+                let Some(sub) = key_node(node, &key) else {
                     map.next_value::<IgnoredAny>()?;
                     continue;
                 };
-                let mark = out.len();
-                if count > 0 {
-                    out.push(b',');
-                }
-                write_key::<A::Error>(out, &key)?;
-                seen.add::<A::Error>(key)?;
-                if map.next_value_seed(ValueWriter {
-                    node: &sub,
-                    out: &mut *out,
-                })? {
-                    count += 1;
-                } else {
-                    out.truncate(mark);
-                }
+                entry(&mut map, out, key, &sub, &mut seen, &mut count)?;
             }
             out.push(b'}');
             Ok(true)
