@@ -42,7 +42,7 @@ wasm_tests() {
   local attempt
   cargo test --target wasm32-unknown-unknown --tests --no-run || return 1
   for attempt in 1 2 3; do
-    if timeout --kill-after=5 90 cargo test --target wasm32-unknown-unknown --tests; then
+    if timeout --kill-after=5 60 cargo test --target wasm32-unknown-unknown --tests; then
       return 0
     fi
     printf '[test] wasm-bindgen-test attempt %s failed\n' "$attempt"
