@@ -160,6 +160,19 @@ fn document_id(document: &Value) -> Option<String> {
         .map(str::to_owned)
 }
 
+/// The entry saying that `endpoint` holds exactly the documents `ids`.
+fn complete_entry(endpoint: &Endpoint, ids: Vec<String>, query: &Query, now: f64) -> Entry {
+    Entry::Endpoint(
+        endpoint_key(endpoint),
+        EndpointRecord {
+            v: SCHEMA,
+            ids,
+            locale: query.get_locale().map(str::to_owned),
+            fetched_at: now,
+        },
+    )
+}
+
 /// Whether a query needs the service: filters, search, tags and includes
 /// are never applied locally.
 fn needs_service(query: &Query) -> Option<&'static str> {
@@ -331,11 +344,11 @@ impl Cache {
         Some((id, CachedDocument { record, selection }))
     }
 
-    /// Plans recording a list response for `url` from `endpoint`. `complete`
-    /// says the caller knows it holds the whole list (e.g. every page); a
-    /// single page is complete when it starts at 0 and holds `meta.total`
-    /// documents. A stale response (a document older than the cached one)
-    /// plans nothing.
+    /// Plans recording a list response for `url` from `endpoint`: the
+    /// response, its documents, and, when it holds the whole list (it starts
+    /// at 0, holds `meta.total` documents, and has no filters, search, tags
+    /// or includes), the endpoint's completeness. A stale response (a
+    /// document older than the cached one) plans nothing.
     pub fn plan_list(
         &self,
         url: &str,
@@ -373,15 +386,9 @@ impl Cache {
             && needs_service(query).is_none();
         let ids: Option<Vec<String>> = documents.iter().map(document_id).collect();
         if let (true, Some(ids)) = (whole, ids) {
-            change.entries.push(Entry::Endpoint(
-                endpoint_key(endpoint),
-                EndpointRecord {
-                    v: SCHEMA,
-                    ids,
-                    locale: query.get_locale().map(str::to_owned),
-                    fetched_at: now,
-                },
-            ));
+            change
+                .entries
+                .push(complete_entry(endpoint, ids, query, now));
         }
         change
     }
@@ -396,15 +403,7 @@ impl Cache {
         now: f64,
     ) -> Change {
         Change {
-            entries: vec![Entry::Endpoint(
-                endpoint_key(endpoint),
-                EndpointRecord {
-                    v: SCHEMA,
-                    ids,
-                    locale: query.get_locale().map(str::to_owned),
-                    fetched_at: now,
-                },
-            )],
+            entries: vec![complete_entry(endpoint, ids, query, now)],
         }
     }
 
