@@ -75,18 +75,6 @@ impl Endpoint {
             Endpoint::Raw(segments) => segments.iter().map(String::as_str).collect(),
         }
     }
-
-    /// Whether the endpoint answers with a list envelope.
-    pub fn is_list(&self) -> bool {
-        match self {
-            Endpoint::Documents | Endpoint::Collection(_) => true,
-            Endpoint::Raw(segments) => {
-                matches!(segments.as_slice(), [one] if one == "documents")
-                    || matches!(segments.as_slice(), [first, _] if first == "collections")
-            }
-            _ => false,
-        }
-    }
 }
 
 /// Validates a base URL: absolute `http:` or `https:`, a host, no query or

@@ -59,11 +59,6 @@ impl JsQuery {
         &self.inner
     }
 
-    /// Wraps a core query.
-    pub fn from_inner(inner: Query) -> JsQuery {
-        JsQuery { inner }
-    }
-
     /// Runs `change` on a copy, keeping it only if it succeeds.
     fn update(
         &mut self,

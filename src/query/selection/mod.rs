@@ -86,15 +86,6 @@ impl Node {
         }
     }
 
-    /// The depth of the tree below this node (a leaf is 0).
-    pub fn depth(&self) -> usize {
-        self.children
-            .values()
-            .map(|child| child.depth() + 1)
-            .max()
-            .unwrap_or(0)
-    }
-
     /// Whether everything `requested` selects can be computed from what this
     /// node selected: `requested(self(value)) == requested(value)` for every
     /// value. Conservative: `false` when unsure.
