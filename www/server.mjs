@@ -4,7 +4,7 @@
  * for the fixture repository `demo` (see `fixtures.mjs`), static files for the
  * demo page and the built package, and (optionally) test-control endpoints.
  *
- * Node built-ins only. Sorting and field selection use `reference.mjs`, the
+ * Node built-ins only. Sorting and field selection use `tests/reference/spec.mjs`, the
  * independent oracle the SDK's local engine is compared to.
  *
  * Run: `node www/server.mjs` (env: `PORT` default 8080, `HOST` default
@@ -94,7 +94,7 @@ import {
   parseSelection,
   selectFields,
   sortDocuments,
-} from "./reference.mjs";
+} from "../tests/reference/spec.mjs";
 
 /** The API key used when none is configured. */
 export const DEFAULT_API_KEY = "demo-key";

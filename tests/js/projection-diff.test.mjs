@@ -1,7 +1,7 @@
 // Differential test of `selectFields`: its JavaScript path (src/js/project.js
 // interpreting the plan compiled by src/local/plan.rs) against the Rust path
 // (`__selectFieldsRust`: the documents read as JSON, src/local/project.rs)
-// and www/reference.mjs, on random documents and selections, and on inputs
+// and tests/reference/spec.mjs, on random documents and selections, and on inputs
 // where the JavaScript path must hand over to the Rust path.
 //
 // Run: node --test tests/js/projection-diff.test.mjs
@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 
-import { selectFields as referenceSelect } from "../../www/reference.mjs";
+import { selectFields as referenceSelect } from "../reference/spec.mjs";
 import { mulberry32 } from "../../www/fixtures.mjs";
 
 const pkg = process.env.CONTENT_REPO_PKG

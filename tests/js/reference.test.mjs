@@ -1,4 +1,4 @@
-// Table tests of www/reference.mjs against SPEC.md §2 (ordering) and §3
+// Table tests of tests/reference/spec.mjs against SPEC.md §2 (ordering) and §3
 // (selection), plus a differential test against json-mask on the overlap
 // SPEC §3 defines. Run: node --test tests/js/
 import { test, describe } from "node:test";
@@ -18,7 +18,7 @@ import {
   parseSelection,
   selectFields,
   sortDocuments,
-} from "../../www/reference.mjs";
+} from "../reference/spec.mjs";
 import { buildFixtures, mulberry32 } from "../../www/fixtures.mjs";
 
 const require = createRequire(import.meta.url);

@@ -9,7 +9,7 @@ import path from "node:path";
 
 import { startServer } from "../../www/server.mjs";
 import { fixtures } from "../../www/fixtures.mjs";
-import { compareText, parseInstant } from "../../www/reference.mjs";
+import { compareText, parseInstant } from "../reference/spec.mjs";
 
 const KEY = "test-key-9f8e";
 /** @type {Awaited<ReturnType<typeof startServer>>} */

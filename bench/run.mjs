@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 // Benchmark runner: SDK (pkg/) vs pure-JavaScript peers, in Node and in headless Chromium.
 //
-//   node www/bench/run.mjs [--quick] [--sizes=1000,10000] [--node-only | --browser-only]
+//   node bench/run.mjs [--quick] [--sizes=1000,10000] [--node-only | --browser-only]
 //                          [--workloads=W1,W4,ingest] [--seed=N] [--pkg=DIR] [--results=DIR] [--serve] [--help]
 //
-// Results: www/bench/results/bench-node.json and bench-chromium.json (git-ignored).
+// Results: bench/results/bench-node.json and bench-chromium.json (git-ignored).
 
 import http from "node:http";
 import fs from "node:fs";
@@ -20,17 +20,17 @@ import { SIZES } from "./gen.mjs";
 import { loadSdk } from "./sdk.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-const ROOT = path.resolve(HERE, "../..");
+const ROOT = path.resolve(HERE, "..");
 const RESULTS = path.join(HERE, "results");
 const CHROMIUM = "/usr/bin/chromium";
 const CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"];
 
-const HELP = `usage: node www/bench/run.mjs [options]
+const HELP = `usage: node bench/run.mjs [options]
   --quick              short run: sizes 1000,10000 (unless --sizes), fewer/shorter samples
   --sizes=1000,10000   document counts (default ${SIZES.join(",")})
   --workloads=W1,W4    subset of ${ALL_WORKLOADS.join(",")}
   --seed=N             generator seed (default 20240601)
-  --results=DIR        write bench-*.json there (default www/bench/results)
+  --results=DIR        write bench-*.json there (default bench/results)
   --pkg=DIR            load the SDK from DIR (a scripts/build.sh output, e.g. PKG_DIR=...; default pkg/)
   --node-only          skip the headless Chromium run
   --browser-only       skip the Node run
@@ -93,7 +93,7 @@ function writeResults(name, res, dir = RESULTS) {
 
 async function runNode(o) {
   // A real full GC between measurements and for the memory figures, without asking
-  // for `node --expose-gc` (package.json runs plain `node www/bench/run.mjs`).
+  // for `node --expose-gc` (package.json runs plain `node bench/run.mjs`).
   let gc = null;
   try {
     v8.setFlagsFromString("--expose-gc");
@@ -157,8 +157,8 @@ function startServer(pkgDir = path.join(ROOT, "pkg")) {
       res.writeHead(400).end();
       return;
     }
-    if (rel === "/" || rel === "/www/bench" || rel === "/www/bench/") {
-      res.writeHead(302, { location: "/www/bench/index.html" + url.search }).end();
+    if (rel === "/" || rel === "/bench" || rel === "/bench/") {
+      res.writeHead(302, { location: "/bench/index.html" + url.search }).end();
       return;
     }
     const top = rel.split("/")[1];
@@ -166,7 +166,7 @@ function startServer(pkgDir = path.join(ROOT, "pkg")) {
     // /pkg/... comes from --pkg (default <root>/pkg), which may lie outside the checkout.
     const base = top === "pkg" ? pkgDir : ROOT;
     const file = top === "pkg" ? path.resolve(pkgDir, "." + normal.slice("/pkg".length)) : path.resolve(ROOT, "." + normal);
-    if (!["www", "pkg", "node_modules"].includes(top) || !file.startsWith(base + path.sep)) {
+    if (!["bench", "pkg", "node_modules"].includes(top) || !file.startsWith(base + path.sep)) {
       res.writeHead(404).end("not found");
       return;
     }
@@ -198,7 +198,7 @@ function pageUrl(server, o) {
   const { port } = server.address();
   const q = new URLSearchParams({ sizes: o.sizes.join(","), seed: String(o.seed), workloads: o.workloads.join(",") });
   if (o.quick) q.set("quick", "1");
-  return `http://127.0.0.1:${port}/www/bench/index.html?${q}`;
+  return `http://127.0.0.1:${port}/bench/index.html?${q}`;
 }
 
 // ---------------------------------------------------------------------------------
@@ -264,7 +264,7 @@ async function main() {
   const o = parseArgs(process.argv.slice(2));
   if (o.serve) {
     const server = await startServer(o.pkg);
-    console.log(`serving ${ROOT} (www/, pkg/, node_modules/) at ${pageUrl(server, o)}\nCtrl-C to stop`);
+    console.log(`serving ${ROOT} (bench/, pkg/, node_modules/) at ${pageUrl(server, o)}\nCtrl-C to stop`);
     return;
   }
   const t0 = Date.now();

@@ -20,7 +20,7 @@ const REQUIRED = ["Query", "sortDocuments", "selectFields", "applyQuery", "Docum
 
 export function defaultSdkSpecifier() {
   const browser = typeof window !== "undefined" && typeof document !== "undefined";
-  return new URL(browser ? "../../pkg/web/index.js" : "../../pkg/node/index.js", import.meta.url).href;
+  return new URL(browser ? "../pkg/web/index.js" : "../../pkg/node/index.js", import.meta.url).href;
 }
 
 function errText(err) {

@@ -2,7 +2,7 @@
 // Driven by run.mjs through Playwright (which exposes __benchGc, __benchHeapUsed and
 // __benchReport); also works opened by hand (results are then printed in the page).
 
-import { sort } from "../../node_modules/fast-sort/dist/sort.mjs";
+import { sort } from "../node_modules/fast-sort/dist/sort.mjs";
 import { runSuite, ALL_WORKLOADS } from "./suite.mjs";
 import { loadSdk } from "./sdk.mjs";
 import { formatReport } from "./report.mjs";
@@ -39,7 +39,7 @@ async function main() {
   const libs = { orderBy: window._.orderBy, sort, mingo: window.mingo, mask: window.jsonMask };
   for (const [k, v] of Object.entries(libs)) if (!v) throw new Error(`library ${k} did not load`);
 
-  const sdk = await loadSdk(new URL("../../pkg/web/index.js", import.meta.url).href);
+  const sdk = await loadSdk(new URL("../pkg/web/index.js", import.meta.url).href);
   const driven = typeof window.__benchReport === "function";
   const res = await runSuite({
     env: {
