@@ -25,8 +25,10 @@
 #![deny(missing_docs)]
 
 pub mod cache;
+pub mod engine;
 pub mod error;
 pub mod http;
+pub mod json;
 pub mod local;
 pub mod query;
 pub mod store;
