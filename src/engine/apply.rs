@@ -164,6 +164,31 @@ pub fn apply_query(text: &str, query: &Query) -> Result<String> {
     utf8(out)
 }
 
+/// The list envelope of a page: `text` is a list (an array of documents or
+/// an envelope) holding exactly the page's documents, in order, out of
+/// `total`; gives `{ data, meta: { count, limit, offset, total } }` with the
+/// query's selection applied and an envelope's other keys after them.
+pub fn page_envelope(text: &str, query: &Query, total: usize) -> Result<String> {
+    let (documents, entries) = match frame(text).map_err(|error| invalid_json(&error))? {
+        Shape::Array(documents) => (documents, Vec::new()),
+        Shape::Envelope { documents, entries } => (documents, entries),
+        _ => {
+            return Err(Error::invalid_argument(
+                "expected a list: an array of documents or an object { data: Document[] }",
+            ))
+        }
+    };
+    let plan = Plan::compile(query.selection().unwrap_or(&Selection::All))?;
+    let mut out = Vec::with_capacity(64 + text.len());
+    out.extend_from_slice(b"{\"data\":");
+    write_documents(&mut out, text, &documents, 0..documents.len(), &plan)?;
+    out.extend_from_slice(b",\"meta\":");
+    write_page_meta(&mut out, query, documents.len(), total);
+    write_rest(&mut out, text, &entries, &[b"data", b"meta"], &plan)?;
+    out.push(b'}');
+    utf8(out)
+}
+
 /// Applies a selection to the text of one document, an array of documents,
 /// or a list envelope (each element of `data` as a document, `includes` by
 /// the `includes` item, every other key kept as written).

@@ -4,7 +4,8 @@
 //! objects, the document store, the offline cache) runs this executor.
 //!
 //! Applying a plan node to a value:
-//! - a leaf selects the whole value (copied as written);
+//! - a leaf selects the whole value (copied as written, white space
+//!   included);
 //! - an object: each key selected by the node's child of that name and its
 //!   `*` child (their union) is kept, under that child; the object always
 //!   gives a result (`{}` when nothing of it is selected);
@@ -28,7 +29,7 @@
 //!               "meta": {"id": "1"}}"#;
 //! assert_eq!(
 //!     select_document(doc, &plan)?,
-//!     r#"{"fields":{"title":"A","matrix":[[{"x":1},{}],[{"x":4}],[]]},"meta":{"id":"1"}}"#
+//!     r#"{"fields":{"title":"A","matrix":[[{"x":1},{}],[{"x":4}],[]]},"meta":{"id": "1"}}"#
 //! );
 //! # Ok::<(), content_repo::Error>(())
 //! ```

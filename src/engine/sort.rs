@@ -225,3 +225,49 @@ pub fn sort_list(text: &str, sorting: &[Sort], first: Option<usize>) -> Result<V
     let rows = read_rows(text, &documents, &names)?;
     Ok(order_rows(&rows, &directions, first))
 }
+
+/// The rows of sort keys in the text of an array of rows, each an array of
+/// values, one per key (`null` for a missing value); `ids[k]` says whether
+/// key `k` is `meta.id`.
+pub fn read_value_rows(text: &str, ids: &[bool]) -> Result<Vec<Vec<SortKey>>> {
+    let bytes = text.as_bytes();
+    let rows = match frame(text).map_err(|error| invalid_json(&error))? {
+        Shape::Array(rows) => rows,
+        _ => return Err(Error::invalid_argument("the sort keys could not be read")),
+    };
+    rows.into_iter()
+        .map(|row| {
+            let values = match bytes.get(row.start) {
+                Some(b'[') => row_values(bytes, row.start).map_err(|error| invalid_json(&error))?,
+                _ => return Err(Error::invalid_argument("the sort keys could not be read")),
+            };
+            values
+                .into_iter()
+                .zip(ids)
+                .map(|(start, id)| {
+                    sort_key_at(bytes, start, *id)
+                        .map(|key| key.map(Vec::into_boxed_slice))
+                        .map_err(|error| invalid_json(&error))
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The start of each element of the (valid) array at `start`.
+fn row_values(bytes: &[u8], start: usize) -> Result<Vec<usize>, Syntax> {
+    let mut starts = Vec::new();
+    let mut index = crate::json::skip_space(bytes, start + 1);
+    if bytes.get(index) == Some(&b']') {
+        return Ok(starts);
+    }
+    loop {
+        let value = crate::json::skip_space(bytes, index);
+        starts.push(value);
+        index = crate::json::skip_space(bytes, crate::json::value_end(bytes, value)?);
+        match bytes.get(index) {
+            Some(b',') => index += 1,
+            _ => return Ok(starts),
+        }
+    }
+}
