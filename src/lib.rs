@@ -5,8 +5,9 @@
 //! anything is sent, `fetch` calls with the `Authorization` header, and the
 //! same sorting and field selection re-applied to cached documents.
 //!
-//! The core is plain Rust on `serde_json` values and runs natively; the
-//! `wasm` module (built for `wasm32` only) is the JavaScript boundary.
+//! The core is plain Rust on JSON text ([`json`], [`engine`]) and runs
+//! natively; the `wasm` module (built for `wasm32` only) is the JavaScript
+//! boundary.
 //!
 //! ```
 //! use content_repo::{ClientConfig, Direction, Endpoint, Query};
@@ -25,9 +26,10 @@
 #![deny(missing_docs)]
 
 pub mod cache;
+pub mod engine;
 pub mod error;
 pub mod http;
-pub mod local;
+pub mod json;
 pub mod query;
 pub mod store;
 #[cfg(target_arch = "wasm32")]

@@ -3,9 +3,12 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use content_repo::cache::{endpoint_key, Cache};
-use content_repo::local::apply::apply_query;
+#[path = "common/value_api.rs"]
+mod value_api;
+
 use content_repo::{Direction, Endpoint, Query};
 use serde_json::{json, Value};
+use value_api::apply_query;
 
 const URL: &str = "https://cms.example.com/v1/demo/collections/posts";
 

@@ -23,9 +23,8 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
+use crate::engine::apply::{apply_query, select_any};
 use crate::error::{Error, Result};
-use crate::local::apply::apply_query;
-use crate::local::project::select;
 use crate::query::url::Endpoint;
 use crate::query::{Includes, Query};
 use crate::Selection;
@@ -194,6 +193,14 @@ fn needs_service(query: &Query) -> Option<&'static str> {
         return Some("embedAssets");
     }
     None
+}
+
+/// Reads the engine's JSON text back into a value.
+fn from_engine(text: &str) -> Result<Value> {
+    serde_json::from_str(text).map_err(|error| Error::Decode {
+        message: format!("a cached answer cannot be read: {error}"),
+        excerpt: text.chars().take(60).collect(),
+    })
 }
 
 fn not_cached(message: impl Into<String>) -> Error {
@@ -515,7 +522,8 @@ impl Cache {
             fetched_at = fetched_at.min(doc.record.fetched_at);
             documents.push(doc.record.document.clone());
         }
-        let body = apply_query(&json!({ "data": documents }), query)?;
+        let text = json!({ "data": documents }).to_string();
+        let body = from_engine(&apply_query(&text, query)?)?;
         Ok(Answer { body, fetched_at })
     }
 
@@ -550,7 +558,9 @@ impl Cache {
             ));
         }
         let body = match query.selection() {
-            Some(selection) => select(&doc.record.document, selection)?,
+            Some(selection) => {
+                from_engine(&select_any(&doc.record.document.to_string(), selection)?)?
+            }
             None => doc.record.document.clone(),
         };
         Ok(Answer {

@@ -30,26 +30,25 @@
 //! query.sort("fields.n", Direction::Asc)?.fields("n")?;
 //! assert_eq!(
 //!     store.query_json(&query, None)?,
-//!     r#"{"data":[{"fields":{"n":1},"meta":{"id":"2","revision":1,"contentType":"a"}},{"fields":{"n":2},"meta":{"id":"1","revision":1,"contentType":"a"}}],"meta":{"count":2,"limit":25,"offset":0,"total":2}}"#
+//!     r#"{"data":[{"fields":{"n":1},"meta":{"id": "2", "revision": 1, "contentType": "a"}},{"fields":{"n":2},"meta":{"id": "1", "revision": 1, "contentType": "a"}}],"meta":{"count":2,"limit":25,"offset":0,"total":2}}"#
 //! );
 //! # Ok::<(), content_repo::Error>(())
 //! ```
 
-pub mod ingest;
-pub mod probe;
-
 use std::cmp::Ordering;
 use std::collections::HashMap;
+use std::ops::Range;
 use std::rc::Rc;
 
-use serde::de::IgnoredAny;
-use serde_json::{Number, Value};
+use serde_json::Value;
 
+use crate::engine::apply::{page_bounds, write_page_meta};
+use crate::engine::list::{frame, probe, Shape};
+use crate::engine::order::sort_key_at;
+use crate::engine::select::{write_document, Plan};
+use crate::engine::sort::{compare_keys, document_keys, effective_keys, is_id, SortKey};
 use crate::error::{Error, Result};
-use crate::local::apply::{page_bounds, page_meta};
-use crate::local::order::compare_numbers;
-use crate::local::project::{is_envelope, parse_selected, select_map, write_selected_json};
-use crate::local::sort::{effective_keys, is_id, SortValue};
+use crate::json::{self, number, Syntax};
 use crate::query::selection::Selection;
 use crate::query::sort::{Direction, FieldKey, Scope, Sort};
 use crate::query::Query;
@@ -66,15 +65,6 @@ struct Text {
 }
 
 impl Text {
-    fn whole(text: String) -> Text {
-        let end = text.len();
-        Text {
-            buffer: Rc::new(text),
-            start: 0,
-            end,
-        }
-    }
-
     fn as_str(&self) -> &str {
         self.buffer.get(self.start..self.end).unwrap_or("null")
     }
@@ -86,8 +76,10 @@ impl Text {
 
 #[derive(Debug)]
 struct Slot {
-    id: Rc<str>,
-    revision: Option<Number>,
+    /// The decoded `meta.id` (WTF-8; a number id as written).
+    id: Rc<[u8]>,
+    /// The order key of a numeric `meta.revision`.
+    revision: Option<Box<[u8]>>,
     content_type: Option<Rc<str>>,
     text: Text,
     /// The insertion position: the final tie-break (stability).
@@ -105,11 +97,11 @@ struct Index {
 
 /// A document read from a write, before it is stored.
 struct Incoming {
-    id: String,
-    revision: Option<Number>,
+    id: Vec<u8>,
+    revision: Option<Box<[u8]>>,
     content_type: Option<String>,
     text: Text,
-    values: Vec<SortValue>,
+    values: Vec<SortKey>,
 }
 
 /// Where a write came from, for its error codes.
@@ -152,12 +144,12 @@ fn excerpt(text: &str) -> String {
 pub struct DocumentStore {
     slots: Vec<Option<Slot>>,
     free: Vec<u32>,
-    by_id: HashMap<Rc<str>, u32>,
+    by_id: HashMap<Rc<[u8]>, u32>,
     content_types: HashMap<Rc<str>, usize>,
     next_seq: u64,
     column_keys: Vec<FieldKey>,
     /// One column per key of `column_keys`, one value per slot.
-    columns: Vec<Vec<SortValue>>,
+    columns: Vec<Vec<SortKey>>,
     indexes: Vec<Index>,
     clock: u64,
     live_bytes: usize,
@@ -207,46 +199,38 @@ impl DocumentStore {
     }
 
     /// Stores the documents of a list envelope, an array of documents, or
-    /// one document (`invalid_argument` errors; the store is then
-    /// unchanged). Returns how many documents were written.
+    /// one document given as a value (`invalid_argument` errors; the store
+    /// is then unchanged). Returns how many documents were written.
     pub fn put_value(&mut self, value: &Value) -> Result<usize> {
-        let incoming = self.read_value(value, Origin::Argument, "")?;
-        Ok(self.commit(incoming))
+        self.put_serialized(value.to_string())
     }
 
     fn put_text(&mut self, text: String, origin: Origin) -> Result<usize> {
         let buffer = Rc::new(text);
-        let incoming = match self.read_framed(&buffer, origin)? {
-            Some(incoming) => incoming,
-            None => {
-                let value: Value = serde_json::from_str(&buffer)
-                    .map_err(|error| origin.error(format!("invalid JSON: {error}"), &buffer))?;
-                self.read_value(&value, origin, &buffer)?
-            }
-        };
+        let incoming = self.read_text(&buffer, origin)?;
         Ok(self.commit(incoming))
     }
 
-    /// Reads a framed list text; `Ok(None)` when it must be parsed whole.
-    fn read_framed(&self, buffer: &Rc<String>, origin: Origin) -> Result<Option<Vec<Incoming>>> {
-        let Some(frame) = ingest::frame(buffer) else {
-            return Ok(None);
+    /// Reads the documents of a list text, each probed: only what the store
+    /// keeps (id, revision, content type, indexed sort keys) is read.
+    fn read_text(&self, buffer: &Rc<String>, origin: Origin) -> Result<Vec<Incoming>> {
+        let syntax = |error: Syntax| origin.error(format!("invalid JSON: {error}"), buffer);
+        let documents: Vec<Range<usize>> = match frame(buffer).map_err(syntax)? {
+            Shape::Array(documents) | Shape::Envelope { documents, .. } => documents,
+            Shape::Object => {
+                let bytes = buffer.as_bytes();
+                let start = json::skip_space(bytes, 0);
+                let end = json::value_end(bytes, start).map_err(syntax)?;
+                std::iter::once(start..end).collect()
+            }
+            Shape::Scalar => {
+                return Err(origin.error(
+                    "expected a list { data: Document[] }, an array of documents or a document"
+                        .into(),
+                    buffer,
+                ))
+            }
         };
-        let syntax = |fallback: serde_json::Error| {
-            let error = serde_json::from_str::<IgnoredAny>(buffer)
-                .err()
-                .unwrap_or(fallback);
-            origin.error(format!("invalid JSON: {error}"), buffer)
-        };
-        let Some(skeleton) = ingest::skeleton(buffer, &frame.documents) else {
-            return Ok(None);
-        };
-        match serde_json::from_str::<Value>(&skeleton) {
-            Ok(parsed) if ingest::skeleton_matches(&parsed, frame.documents.len()) => {}
-            Ok(_) => return Ok(None),
-            Err(error) => return Err(syntax(error)),
-        }
-        // Each document is probed: only what the store keeps is built.
         let mut meta_names: Vec<&str> = vec!["id", "revision", "contentType"];
         let mut field_names: Vec<&str> = Vec::new();
         let mut columns = Vec::with_capacity(self.column_keys.len());
@@ -264,44 +248,57 @@ impl DocumentStore {
             };
             columns.push((key.scope, position, is_id(key)));
         }
-        let mut incoming = Vec::with_capacity(frame.documents.len());
-        for (index, range) in frame.documents.into_iter().enumerate() {
-            let text = buffer.get(range.clone()).unwrap_or("");
-            let probe = probe::probe(text, &meta_names, &field_names).map_err(syntax)?;
-            let meta = |position: usize| {
-                probe
-                    .meta
-                    .as_ref()
-                    .and_then(|meta| meta.get(position))
-                    .and_then(Option::as_ref)
-            };
+        let bytes = buffer.as_bytes();
+        let mut incoming = Vec::with_capacity(documents.len());
+        let mut scratch = Vec::new();
+        for (index, range) in documents.into_iter().enumerate() {
+            let found = probe(bytes, range.clone(), &meta_names, &field_names).map_err(syntax)?;
+            let meta = |position: usize| found.meta.get(position).cloned().flatten();
             let id = match meta(0) {
-                Some(Value::String(id)) if !id.is_empty() => id.clone(),
-                Some(Value::Number(id)) => id.to_string(),
-                _ => return Err(no_id(index, origin, buffer)),
+                Some(value) => match bytes.get(value.start) {
+                    Some(b'"') => {
+                        let (end, escaped) =
+                            json::string_end(bytes, value.start).map_err(syntax)?;
+                        json::string_bytes(bytes, value.start, end, escaped, &mut scratch).to_vec()
+                    }
+                    Some(b'-' | b'0'..=b'9') => bytes.get(value).unwrap_or_default().to_vec(),
+                    _ => Vec::new(),
+                },
+                None => Vec::new(),
             };
-            let revision = match meta(1) {
-                Some(Value::Number(revision)) => Some(revision.clone()),
-                _ => None,
-            };
+            if !found.is_object || id.is_empty() {
+                return Err(no_id(index, origin, buffer));
+            }
+            let revision = meta(1)
+                .filter(|value| matches!(bytes.get(value.start), Some(b'-' | b'0'..=b'9')))
+                .map(|value| {
+                    let mut key = Vec::new();
+                    number::encode(bytes.get(value).unwrap_or_default(), &mut key);
+                    key.into_boxed_slice()
+                });
             let content_type = match meta(2) {
-                Some(Value::String(content_type)) => Some(content_type.clone()),
+                Some(value) if bytes.get(value.start) == Some(&b'"') => {
+                    let (end, escaped) = json::string_end(bytes, value.start).map_err(syntax)?;
+                    let text = json::string_bytes(bytes, value.start, end, escaped, &mut scratch);
+                    Some(String::from_utf8_lossy(text).into_owned())
+                }
                 _ => None,
             };
             let values = columns
                 .iter()
                 .map(|(scope, position, id)| {
-                    let value = match scope {
-                        Scope::Meta => meta(*position),
-                        Scope::Fields => probe
-                            .fields
-                            .as_ref()
-                            .and_then(|fields| fields.get(*position))
-                            .and_then(Option::as_ref),
+                    let slot = match scope {
+                        Scope::Meta => found.meta.get(*position),
+                        Scope::Fields => found.fields.get(*position),
                     };
-                    SortValue::of(value, *id)
+                    match slot.cloned().flatten() {
+                        Some(value) => sort_key_at(bytes, value.start, *id)
+                            .map(|key| key.map(Vec::into_boxed_slice))
+                            .map_err(syntax),
+                        None => Ok(None),
+                    }
                 })
-                .collect();
+                .collect::<Result<Vec<SortKey>>>()?;
             incoming.push(Incoming {
                 id,
                 revision,
@@ -314,75 +311,7 @@ impl DocumentStore {
                 values,
             });
         }
-        Ok(Some(incoming))
-    }
-
-    /// Reads the documents of a parsed list, each serialized to its own text.
-    fn read_value(&self, value: &Value, origin: Origin, source: &str) -> Result<Vec<Incoming>> {
-        let documents: &[Value] = match value {
-            Value::Array(documents) => documents,
-            Value::Object(map) if is_envelope(value) => match map.get("data") {
-                Some(Value::Array(documents)) => documents,
-                _ => &[],
-            },
-            Value::Object(_) => std::slice::from_ref(value),
-            _ => {
-                return Err(origin.error(
-                    "expected a list { data: Document[] }, an array of documents or a document"
-                        .into(),
-                    source,
-                ))
-            }
-        };
-        documents
-            .iter()
-            .enumerate()
-            .map(|(index, document)| {
-                let text = serde_json::to_string(document).map_err(|error| {
-                    origin.error(format!("cannot encode a document: {error}"), source)
-                })?;
-                self.read_document(document, Text::whole(text), index, origin, source)
-            })
-            .collect()
-    }
-
-    fn read_document(
-        &self,
-        document: &Value,
-        text: Text,
-        index: usize,
-        origin: Origin,
-        source: &str,
-    ) -> Result<Incoming> {
-        let meta = document
-            .as_object()
-            .and_then(|map| map.get("meta"))
-            .and_then(Value::as_object);
-        let id = match meta.and_then(|meta| meta.get("id")) {
-            Some(Value::String(id)) if !id.is_empty() => id.clone(),
-            Some(Value::Number(id)) => id.to_string(),
-            _ => return Err(no_id(index, origin, source)),
-        };
-        let revision = match meta.and_then(|meta| meta.get("revision")) {
-            Some(Value::Number(revision)) => Some(revision.clone()),
-            _ => None,
-        };
-        let content_type = match meta.and_then(|meta| meta.get("contentType")) {
-            Some(Value::String(content_type)) => Some(content_type.clone()),
-            _ => None,
-        };
-        let values = self
-            .column_keys
-            .iter()
-            .map(|key| SortValue::of_document(document, key))
-            .collect();
-        Ok(Incoming {
-            id,
-            revision,
-            content_type,
-            text,
-            values,
-        })
+        Ok(incoming)
     }
 
     /// Stores read documents (revision rule) and updates the indexes.
@@ -412,11 +341,11 @@ impl DocumentStore {
             .content_type
             .as_deref()
             .map(|name| self.intern(name));
-        let slot = match self.by_id.get(document.id.as_str()).copied() {
+        let slot = match self.by_id.get(document.id.as_slice()).copied() {
             Some(slot) => {
                 let stored = self.slots.get_mut(slot as usize)?.as_mut()?;
                 if let (Some(new), Some(old)) = (&document.revision, &stored.revision) {
-                    if compare_numbers(new, old) == Ordering::Less {
+                    if new < old {
                         return None;
                     }
                 }
@@ -430,7 +359,7 @@ impl DocumentStore {
                 slot
             }
             None => {
-                let id: Rc<str> = Rc::from(document.id.as_str());
+                let id: Rc<[u8]> = Rc::from(document.id.as_slice());
                 let seq = self.next_seq;
                 self.next_seq += 1;
                 self.live_bytes += document.text.len();
@@ -451,7 +380,7 @@ impl DocumentStore {
                     None => {
                         self.slots.push(Some(stored));
                         for column in &mut self.columns {
-                            column.push(SortValue::Missing);
+                            column.push(None);
                         }
                         (self.slots.len() - 1) as u32
                     }
@@ -489,7 +418,7 @@ impl DocumentStore {
 
     /// The document stored under `id`, as its JSON text.
     pub fn get_json(&self, id: &str) -> Option<&str> {
-        let slot = *self.by_id.get(id)?;
+        let slot = *self.by_id.get(id.as_bytes())?;
         Some(self.slots.get(slot as usize)?.as_ref()?.text.as_str())
     }
 
@@ -500,7 +429,7 @@ impl DocumentStore {
 
     /// Removes the document stored under `id`; whether there was one.
     pub fn delete(&mut self, id: &str) -> bool {
-        let Some(slot) = self.by_id.remove(id) else {
+        let Some(slot) = self.by_id.remove(id.as_bytes()) else {
             return false;
         };
         if let Some(stored) = self.slots.get_mut(slot as usize).and_then(Option::take) {
@@ -511,7 +440,7 @@ impl DocumentStore {
         }
         for column in &mut self.columns {
             if let Some(place) = column.get_mut(slot as usize) {
-                *place = SortValue::Missing;
+                *place = None;
             }
         }
         self.free.push(slot);
@@ -544,7 +473,7 @@ impl DocumentStore {
         for (column, direction) in keys {
             if let Some(values) = self.columns.get(*column) {
                 if let (Some(x), Some(y)) = (values.get(a as usize), values.get(b as usize)) {
-                    let order = x.compare_directed(y, *direction);
+                    let order = compare_keys(x, y, *direction);
                     if order != Ordering::Equal {
                         return order;
                     }
@@ -673,27 +602,25 @@ impl DocumentStore {
             .filter(|key| self.column_of(key).is_none())
             .collect();
         if !missing.is_empty() {
-            let mut columns: Vec<Vec<SortValue>> = missing
+            let mut columns: Vec<Vec<SortKey>> = missing
                 .iter()
                 .map(|_| Vec::with_capacity(self.slots.len()))
                 .collect();
             for stored in &self.slots {
-                let document = match stored {
+                let values = match stored {
                     Some(stored) => {
-                        Some(serde_json::from_str::<Value>(stored.text.as_str()).map_err(
+                        let text = stored.text.as_str();
+                        document_keys(text.as_bytes(), 0..text.len(), &missing).map_err(
                             |error| Error::Decode {
                                 message: format!("a stored document cannot be read: {error}"),
-                                excerpt: excerpt(stored.text.as_str()),
+                                excerpt: excerpt(text),
                             },
-                        )?)
+                        )?
                     }
-                    None => None,
+                    None => vec![None; missing.len()],
                 };
-                for (key, column) in missing.iter().zip(columns.iter_mut()) {
-                    column.push(match &document {
-                        Some(document) => SortValue::of_document(document, key),
-                        None => SortValue::Missing,
-                    });
+                for (value, column) in values.into_iter().zip(columns.iter_mut()) {
+                    column.push(value);
                 }
             }
             self.column_keys.extend(missing);
@@ -771,16 +698,17 @@ impl DocumentStore {
             })
             .skip(offset)
             .take(count);
+        let plan = Plan::compile(query.selection().unwrap_or(&Selection::All))?;
         let mut out = Vec::with_capacity(64 + count * 256);
         out.extend_from_slice(b"{\"data\":[");
         for (position, stored) in page.enumerate() {
             if position > 0 {
                 out.push(b',');
             }
-            write_selected(&mut out, stored.text.as_str(), query.selection())?;
+            write_document(stored.text.as_str(), &plan, &mut out)?;
         }
         out.extend_from_slice(b"],\"meta\":");
-        out.extend_from_slice(page_meta(query, count, total).to_string().as_bytes());
+        write_page_meta(&mut out, query, count, total);
         out.push(b'}');
         String::from_utf8(out).map_err(|error| Error::Decode {
             message: format!("the result is not UTF-8: {error}"),
@@ -797,36 +725,14 @@ impl DocumentStore {
         })
     }
 
-    /// The ids in the store's stable order (insertion order).
-    pub fn ids(&self) -> Vec<&str> {
+    /// The ids in the store's stable order (insertion order); an id holding
+    /// a lone surrogate shows it as U+FFFD.
+    pub fn ids(&self) -> Vec<String> {
         let mut slots: Vec<&Slot> = self.slots.iter().flatten().collect();
         slots.sort_by_key(|stored| stored.seq);
-        slots.iter().map(|stored| &*stored.id).collect()
+        slots
+            .iter()
+            .map(|stored| String::from_utf8_lossy(&stored.id).into_owned())
+            .collect()
     }
-}
-
-/// Writes one stored document's text, projected by `selection`.
-fn write_selected(out: &mut Vec<u8>, text: &str, selection: Option<&Selection>) -> Result<()> {
-    let parts = match selection {
-        None | Some(Selection::All) => {
-            out.extend_from_slice(text.as_bytes());
-            return Ok(());
-        }
-        Some(Selection::Parts(parts)) => parts,
-    };
-    // Straight from the text to the selected text; for what that path
-    // refuses (a repeated selected key), through a pruned tree.
-    if write_selected_json(text, parts, out).is_ok() {
-        return Ok(());
-    }
-    let document = parse_selected(text, parts).map_err(|error| Error::Decode {
-        message: format!("a stored document cannot be read: {error}"),
-        excerpt: excerpt(text),
-    })?;
-    let selected = match document {
-        Value::Object(map) => Value::Object(select_map(&map, parts)),
-        other => other,
-    };
-    out.extend_from_slice(selected.to_string().as_bytes());
-    Ok(())
 }

@@ -1,29 +1,24 @@
-//! `sortDocuments`, `selectFields`, `applyQuery`: the local engine for JavaScript.
+//! `sortDocuments`, `selectFields`, `applyQuery`: the engine for documents
+//! that live in JavaScript.
 //!
-//! - `selectFields` applies the selection where the documents are: Rust
-//!   parses it and compiles it into a plan ([`crate::local::plan`]) that
-//!   `src/js/project.js` interprets on the JavaScript objects, with the
-//!   semantics of [`crate::local::project`]. For values that JSON would
-//!   change or reject, the interpreter hands over to the Rust path.
-//! - Otherwise documents cross the boundary as JSON text, which is much
-//!   cheaper than one call per value: a small JavaScript helper reads only
-//!   what the call needs (the sort keys' values; the selected top-level keys
-//!   of the documents of a page) with `JSON.stringify`, Rust parses it and
-//!   does the work, and results come back as JSON text read by `JSON.parse`.
-//!   `sortDocuments` returns the caller's own document objects in the new
-//!   order (only their sort keys are read).
+//! Documents cross the boundary as JSON text, which is much cheaper than one
+//! call per value and keeps every value exactly as `JSON.parse` gives it: a
+//! small JavaScript helper writes only what the call needs (the sort keys'
+//! values; the documents of a page) with `JSON.stringify`, the engine does
+//! the work on the text, and results come back as JSON text read by
+//! `JSON.parse`. `sortDocuments` returns the caller's own document objects
+//! in the new order (only their sort keys are read).
 
-use serde_json::{Map, Value};
 use wasm_bindgen::prelude::*;
 
 use super::client::query_arg;
 use super::convert::describe;
+use crate::engine::apply::{page_bounds, page_envelope, select_any};
+use crate::engine::sort::{
+    effective_keys, is_id, not_a_document, order_rows, read_value_rows, SortKey,
+};
 use crate::error::{Error, Result};
-use crate::local::apply::{page_bounds, page_meta};
-use crate::local::plan;
-use crate::local::project::select_any;
-use crate::local::sort::{effective_keys, is_id, not_a_document, Columns, SortValue};
-use crate::query::selection::{Node, Selection};
+use crate::query::selection::Selection;
 use crate::query::sort::{Direction, FieldKey};
 use crate::query::Query;
 
@@ -107,23 +102,7 @@ export function permute(docs, order) {
   for (let i = 0; i < order.length; i++) out[i] = docs[order[i]];
   return out;
 }
-function pick(o, names) {
-  if (names === null || !isObject(o)) return o;
-  const out = {};
-  for (let i = 0; i < names.length; i++) {
-    const n = names[i];
-    if (hasOwn.call(o, n)) out[n] = o[n];
-  }
-  return out;
-}
-function prune(d, f, m) {
-  const out = {};
-  if (f !== false && hasOwn.call(d, "fields")) out.fields = pick(d.fields, f);
-  if (hasOwn.call(d, "meta")) out.meta = pick(d.meta, m);
-  if (hasOwn.call(d, "includes")) out.includes = d.includes;
-  return out;
-}
-export function listJson(value, order, whole, f, m) {
+export function listJson(value, order) {
   const docs = listDocuments(value);
   const one = docs === undefined;
   const source = one ? [value] : docs;
@@ -132,12 +111,15 @@ export function listJson(value, order, whole, f, m) {
   for (let i = 0; i < n; i++) {
     const d = source[order === undefined ? i : order[i]];
     if (!isObject(d)) return one ? -1 : order === undefined ? i : order[i];
-    data[i] = whole ? d : prune(d, f, m);
+    data[i] = d;
   }
   if (one) return JSON.stringify(data[0]);
   if (Array.isArray(value)) return JSON.stringify(data);
+  // Own data properties only: `__proto__` is a key like any other.
   const out = {};
-  for (const key of Object.keys(value)) out[key] = key === "data" ? data : value[key];
+  for (const key of Object.keys(value)) {
+    Object.defineProperty(out, key, { value: key === "data" ? data : value[key], enumerable: true, writable: true, configurable: true });
+  }
   return JSON.stringify(out);
 }
 "#)]
@@ -148,19 +130,7 @@ extern "C" {
     fn sort_rows(documents: &JsValue, paths: &JsValue) -> Result<JsValue, JsValue>;
     fn permute(documents: &JsValue, order: Vec<u32>) -> JsValue;
     #[wasm_bindgen(catch, js_name = listJson)]
-    fn list_json(
-        value: &JsValue,
-        order: Option<Vec<u32>>,
-        whole: bool,
-        fields: &JsValue,
-        meta: &JsValue,
-    ) -> Result<JsValue, JsValue>;
-}
-
-#[wasm_bindgen(module = "/src/js/project.js")]
-extern "C" {
-    #[wasm_bindgen(catch, js_name = projectValue)]
-    fn project_value(value: &JsValue, plan: &str) -> Result<JsValue, JsValue>;
+    fn list_json(value: &JsValue, order: Option<Vec<u32>>) -> Result<JsValue, JsValue>;
 }
 
 /// Parses JSON text into plain JavaScript objects and arrays.
@@ -196,8 +166,9 @@ fn paths(keys: &[(FieldKey, Direction)]) -> JsValue {
     paths.into()
 }
 
-/// Reads the sort columns of `documents` (a JavaScript array).
-fn read_columns(documents: &JsValue, keys: &[(FieldKey, Direction)]) -> Result<Columns> {
+/// Reads the sort keys of `documents` (a JavaScript array), one row per
+/// document.
+fn read_rows(documents: &JsValue, keys: &[(FieldKey, Direction)]) -> Result<Vec<Vec<SortKey>>> {
     let rows = sort_rows(documents, &paths(keys)).map_err(|error| not_serializable(&error))?;
     if let Some(index) = rows.as_f64() {
         return Err(not_a_document(index as usize));
@@ -205,52 +176,14 @@ fn read_columns(documents: &JsValue, keys: &[(FieldKey, Direction)]) -> Result<C
     let text = rows
         .as_string()
         .ok_or_else(|| Error::invalid_argument("the sort keys could not be read"))?;
-    let rows: Vec<Vec<Value>> = serde_json::from_str(&text).map_err(|error| {
-        Error::invalid_argument(format!("the sort keys could not be read: {error}"))
-    })?;
-    let count = rows.len();
-    let mut columns: Vec<(Vec<SortValue>, Direction)> = keys
-        .iter()
-        .map(|(_, direction)| (Vec::with_capacity(count), *direction))
-        .collect();
-    for row in &rows {
-        for ((key, _), ((column, _), value)) in keys.iter().zip(columns.iter_mut().zip(row)) {
-            column.push(SortValue::of(Some(value), is_id(key)));
-        }
-    }
-    Columns::from_parts(columns, count)
+    let ids: Vec<bool> = keys.iter().map(|(key, _)| is_id(key)).collect();
+    read_value_rows(&text, &ids)
 }
 
-/// The top-level names a node selects, or `null` when it selects every key
-/// (a leaf, or a `*` child).
-fn names(node: &Node) -> JsValue {
-    if node.is_leaf() || node.children().contains_key("*") {
-        return JsValue::NULL;
-    }
-    node.children()
-        .keys()
-        .map(|name| JsValue::from_str(name))
-        .collect::<js_sys::Array>()
-        .into()
-}
-
-/// Serializes a list (or a document) to JSON text, keeping only what
-/// `selection` can return, and parses it.
-fn read_list(
-    value: &JsValue,
-    order: Option<Vec<u32>>,
-    selection: Option<&Selection>,
-) -> Result<Value> {
-    let (whole, fields, meta) = match selection {
-        Some(Selection::Parts(parts)) => (
-            false,
-            parts.fields.as_ref().map_or(JsValue::FALSE, names),
-            names(&parts.meta),
-        ),
-        _ => (true, JsValue::NULL, JsValue::NULL),
-    };
-    let text =
-        list_json(value, order, whole, &fields, &meta).map_err(|error| not_serializable(&error))?;
+/// The JSON text of a list (or a document), with only the documents at
+/// `order` when given.
+fn read_list(value: &JsValue, order: Option<Vec<u32>>) -> Result<String> {
+    let text = list_json(value, order).map_err(|error| not_serializable(&error))?;
     if let Some(index) = text.as_f64() {
         return Err(if index < 0.0 {
             not_a_document_or_list(value)
@@ -258,12 +191,12 @@ fn read_list(
             not_a_document(index as usize)
         });
     }
-    let text = text
-        .as_string()
-        .ok_or_else(|| Error::invalid_argument("the documents could not be read"))?;
-    serde_json::from_str(&text).map_err(|error| {
-        Error::invalid_argument(format!("the documents could not be read: {error}"))
-    })
+    text.as_string()
+        .ok_or_else(|| Error::invalid_argument("the documents could not be read"))
+}
+
+fn directions(keys: &[(FieldKey, Direction)]) -> Vec<Direction> {
+    keys.iter().map(|(_, direction)| *direction).collect()
 }
 
 fn sorting_of(query: &JsValue) -> Result<Query> {
@@ -289,9 +222,8 @@ pub fn sort_documents(
     }
     let query = sorting_of(&query)?;
     let keys = effective_keys(query.sorting());
-    let columns = read_columns(&documents, &keys)?;
-    let order: Vec<u32> = columns
-        .order(None)
+    let rows = read_rows(&documents, &keys)?;
+    let order: Vec<u32> = order_rows(&rows, &directions(&keys), None)
         .into_iter()
         .map(|row| row as u32)
         .collect();
@@ -314,38 +246,8 @@ pub fn select_fields(
     let Some(selection) = selection_arg(&document_or_list, &selection)? else {
         return Ok(document_or_list);
     };
-    // The compiled selection applied by src/js/project.js to the objects
-    // where they are; it gives up (null) on values that JSON would change,
-    // which the Rust path then decides.
-    if let Some(plan) = plan::compile(&selection) {
-        let out = project_value(&document_or_list, &plan.to_string()).unwrap_or(JsValue::NULL);
-        if let Some(index) = out.as_f64() {
-            return Err(if index < 0.0 {
-                not_a_document_or_list(&document_or_list)
-            } else {
-                not_a_document(index as usize)
-            }
-            .into());
-        }
-        if !out.is_null() {
-            return Ok(out);
-        }
-    }
-    Ok(select_in_rust(&document_or_list, &selection)?)
-}
-
-/// `selectFields` always on the Rust path (documents read as JSON): the
-/// reference that the JavaScript projection is tested against.
-#[doc(hidden)]
-#[wasm_bindgen(js_name = __selectFieldsRust, skip_typescript)]
-pub fn select_fields_rust(
-    document_or_list: JsValue,
-    selection: JsValue,
-) -> Result<JsValue, JsValue> {
-    match selection_arg(&document_or_list, &selection)? {
-        Some(selection) => Ok(select_in_rust(&document_or_list, &selection)?),
-        None => Ok(document_or_list),
-    }
+    let text = read_list(&document_or_list, None)?;
+    Ok(from_json_text(&select_any(&text, &selection)?)?)
 }
 
 /// The parsed selection of `selectFields` (`None` for `*`), after checking
@@ -371,14 +273,6 @@ fn not_a_document_or_list(value: &JsValue) -> Error {
     ))
 }
 
-/// Applies a selection on the Rust path: what it can return read as JSON
-/// text, selected, and given back as JSON text.
-fn select_in_rust(document_or_list: &JsValue, selection: &Selection) -> Result<JsValue> {
-    let value = read_list(document_or_list, None, Some(selection))?;
-    let selected = select_any(&value, selection)?;
-    from_json_text(&selected.to_string())
-}
-
 /// Applies a query to documents in hand, as the service would: its sorting
 /// (see `sortDocuments`), then `offset` and `limit`, then its field
 /// selection. Returns a list envelope `{ data, meta: { count, limit,
@@ -398,38 +292,16 @@ pub fn apply_query(
     }
     let query = sorting_of(&query)?;
     let keys = effective_keys(query.sorting());
-    let columns = read_columns(&documents, &keys)?;
-    let total = columns.rows();
+    let rows = read_rows(&documents, &keys)?;
+    let total = rows.len();
     let (offset, count) = page_bounds(&query, total);
-    let order: Vec<u32> = columns
-        .order(Some(offset + count))
+    let order: Vec<u32> = order_rows(&rows, &directions(&keys), Some(offset + count))
         .into_iter()
         .skip(offset)
         .map(|row| row as u32)
         .collect();
-    let page = read_list(&list_or_documents, Some(order), query.selection())?;
-    let mut out = Map::new();
-    match page {
-        Value::Array(data) => {
-            out.insert("data".into(), Value::Array(data));
-            out.insert("meta".into(), page_meta(&query, count, total));
-        }
-        Value::Object(map) => {
-            for (key, value) in map {
-                if key != "meta" {
-                    out.insert(key, value);
-                }
-            }
-            out.insert("meta".into(), page_meta(&query, count, total));
-        }
-        _ => return Err(not_a_list(&list_or_documents).into()),
-    }
-    let out = Value::Object(out);
-    let out = match query.selection() {
-        Some(selection) => select_any(&out, selection)?,
-        None => out,
-    };
-    Ok(from_json_text(&out.to_string())?)
+    let page = read_list(&list_or_documents, Some(order))?;
+    Ok(from_json_text(&page_envelope(&page, &query, total)?)?)
 }
 
 /// The size of the module's memory in bytes (it grows, never shrinks): what

@@ -80,7 +80,7 @@ pub fn select_fields_projects_documents_and_lists() {
     let out = select_fields(one.clone(), s("title, gallery/*/url")).unwrap();
     assert_eq!(
         json(&get(&out, "fields")),
-        r#"{"gallery":[{"url":"u1"},{}],"title":"b"}"#
+        r#"{"title":"b","gallery":[{"url":"u1"},{}]}"#
     );
     assert_eq!(json(&get(&out, "meta")), json(&get(&one, "meta")));
     let list = js(&format!(

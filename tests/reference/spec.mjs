@@ -868,11 +868,17 @@ function applyTree(value, tree) {
   if (tree.size === 0) return value;
   if (Array.isArray(value)) {
     if (value.length === 0) return [];
+    // `*` selects the elements themselves (the rest of its path applies to
+    // each); any other name applies to each element (SPEC §3).
     const star = tree.get("*");
-    const elementTree = star === undefined ? tree : mergeTrees(tree, star);
+    let elementTree = tree;
+    if (star !== undefined) {
+      const others = new Map([...tree].filter(([name]) => name !== "*"));
+      elementTree = others.size === 0 ? star : mergeTrees(others, star);
+    }
     const out = [];
     for (const el of value) {
-      const r = Array.isArray(el) ? applyTree(el, tree) : applyTree(el, elementTree);
+      const r = applyTree(el, elementTree);
       if (r !== NONE) out.push(r);
     }
     return out.length ? out : NONE;

@@ -1,0 +1,233 @@
+//! A whole [`Query`] over a list's text: sorting, then `offset` and
+//! `limit`, then the field selection, in the service's order.
+//!
+//! Like the service, a query without `limit` returns a page of
+//! [`SERVICE_DEFAULT_LIMIT`] (25) documents, so that the same query gives the
+//! same answer locally as online.
+//!
+//! ```
+//! use content_repo::engine::apply::apply_query;
+//! use content_repo::{Direction, Query};
+//!
+//! let list = r#"{"data": [
+//!     {"fields": {"n": 2}, "meta": {"id": "1"}},
+//!     {"fields": {"n": 1}, "meta": {"id": "2"}},
+//!     {"fields": {"n": 3}, "meta": {"id": "3"}}
+//! ]}"#;
+//! let mut query = Query::new();
+//! query.sort("fields.n", Direction::Asc)?.fields("meta(id)")?.limit(2)?;
+//! assert_eq!(
+//!     apply_query(list, &query)?,
+//!     r#"{"data":[{"meta":{"id":"2"}},{"meta":{"id":"1"}}],"meta":{"count":2,"limit":2,"offset":0,"total":3}}"#
+//! );
+//! # Ok::<(), content_repo::Error>(())
+//! ```
+
+use std::ops::Range;
+
+use super::list::{frame, Entry, Shape};
+use super::select::{write_document, write_includes, Plan};
+use super::sort::{effective_keys, invalid_json, not_a_document, order_rows, read_rows};
+use crate::error::{Error, Result};
+use crate::query::selection::Selection;
+use crate::query::Query;
+
+/// The service's page size when a query sets no `limit`.
+pub const SERVICE_DEFAULT_LIMIT: u32 = 25;
+
+/// The page size of a query: its `limit`, or the service's default.
+pub fn effective_limit(query: &Query) -> u32 {
+    query.get_limit().unwrap_or(SERVICE_DEFAULT_LIMIT)
+}
+
+/// The page bounds of a query over `total` documents: `(offset, count)`,
+/// clamped to what exists.
+pub fn page_bounds(query: &Query, total: usize) -> (usize, usize) {
+    let offset = usize::try_from(query.get_offset().unwrap_or(0)).unwrap_or(usize::MAX);
+    let offset = offset.min(total);
+    let limit = usize::try_from(effective_limit(query)).unwrap_or(usize::MAX);
+    (offset, limit.min(total - offset))
+}
+
+/// Appends the list envelope's `meta`, `{count, limit, offset, total}`, as
+/// the service writes it.
+pub fn write_page_meta(out: &mut Vec<u8>, query: &Query, count: usize, total: usize) {
+    out.extend_from_slice(
+        format!(
+            r#"{{"count":{count},"limit":{},"offset":{},"total":{total}}}"#,
+            effective_limit(query),
+            query.get_offset().unwrap_or(0)
+        )
+        .as_bytes(),
+    );
+}
+
+fn utf8(out: Vec<u8>) -> Result<String> {
+    String::from_utf8(out).map_err(|_| Error::invalid_argument("the result is not UTF-8"))
+}
+
+fn slice(text: &str, range: Range<usize>) -> &str {
+    text.get(range).unwrap_or("null")
+}
+
+/// Appends the selected documents `positions` of `documents` as a JSON array.
+fn write_documents(
+    out: &mut Vec<u8>,
+    text: &str,
+    documents: &[Range<usize>],
+    positions: impl Iterator<Item = usize>,
+    plan: &Plan,
+) -> Result<()> {
+    out.push(b'[');
+    for (count, position) in positions.enumerate() {
+        if count > 0 {
+            out.push(b',');
+        }
+        let range = documents.get(position).cloned().unwrap_or(0..0);
+        if text.as_bytes().get(range.start) != Some(&b'{') {
+            return Err(not_a_document(position));
+        }
+        write_document(slice(text, range), plan, out)?;
+    }
+    out.push(b']');
+    Ok(())
+}
+
+/// Appends an envelope's entries other than `skip`: `includes` selected by
+/// the plan (left out when nothing of it is), the others as written.
+fn write_rest(
+    out: &mut Vec<u8>,
+    text: &str,
+    entries: &[Entry],
+    skip: &[&[u8]],
+    plan: &Plan,
+) -> Result<()> {
+    for entry in entries {
+        if skip.contains(&entry.name.as_slice()) {
+            continue;
+        }
+        let mark = out.len();
+        out.push(b',');
+        out.extend_from_slice(slice(text, entry.key.clone()).as_bytes());
+        out.push(b':');
+        let value = slice(text, entry.value.clone());
+        let kept = if entry.name == b"includes" {
+            write_includes(value, plan, out)?
+        } else {
+            out.extend_from_slice(value.as_bytes());
+            true
+        };
+        if !kept {
+            out.truncate(mark);
+        }
+    }
+    Ok(())
+}
+
+/// Applies `query`'s sorting, `offset`, `limit` and selection to a list
+/// text (an array of documents or a list envelope), giving the text of a
+/// list envelope `{ data, meta: { count, limit, offset, total } }`; an
+/// envelope's other keys (such as `includes`) follow (selected by an
+/// `includes` item). Filters and the other parameters are not applied
+/// locally.
+pub fn apply_query(text: &str, query: &Query) -> Result<String> {
+    let (documents, entries) = match frame(text).map_err(|error| invalid_json(&error))? {
+        Shape::Array(documents) => (documents, Vec::new()),
+        Shape::Envelope { documents, entries } => (documents, entries),
+        _ => {
+            return Err(Error::invalid_argument(
+                "expected a list: an array of documents or an object { data: Document[] }",
+            ))
+        }
+    };
+    let plan = Plan::compile(query.selection().unwrap_or(&Selection::All))?;
+    let total = documents.len();
+    let (offset, count) = page_bounds(query, total);
+    let keys = effective_keys(query.sorting());
+    let names: Vec<_> = keys.iter().map(|(key, _)| key.clone()).collect();
+    let directions: Vec<_> = keys.iter().map(|(_, direction)| *direction).collect();
+    let rows = read_rows(text, &documents, &names)?;
+    let order = order_rows(&rows, &directions, Some(offset + count));
+    let mut out = Vec::with_capacity(64 + count * 256);
+    out.extend_from_slice(b"{\"data\":");
+    write_documents(
+        &mut out,
+        text,
+        &documents,
+        order.into_iter().skip(offset),
+        &plan,
+    )?;
+    out.extend_from_slice(b",\"meta\":");
+    write_page_meta(&mut out, query, count, total);
+    write_rest(&mut out, text, &entries, &[b"data", b"meta"], &plan)?;
+    out.push(b'}');
+    utf8(out)
+}
+
+/// The list envelope of a page: `text` is a list (an array of documents or
+/// an envelope) holding exactly the page's documents, in order, out of
+/// `total`; gives `{ data, meta: { count, limit, offset, total } }` with the
+/// query's selection applied and an envelope's other keys after them.
+pub fn page_envelope(text: &str, query: &Query, total: usize) -> Result<String> {
+    let (documents, entries) = match frame(text).map_err(|error| invalid_json(&error))? {
+        Shape::Array(documents) => (documents, Vec::new()),
+        Shape::Envelope { documents, entries } => (documents, entries),
+        _ => {
+            return Err(Error::invalid_argument(
+                "expected a list: an array of documents or an object { data: Document[] }",
+            ))
+        }
+    };
+    let plan = Plan::compile(query.selection().unwrap_or(&Selection::All))?;
+    let mut out = Vec::with_capacity(64 + text.len());
+    out.extend_from_slice(b"{\"data\":");
+    write_documents(&mut out, text, &documents, 0..documents.len(), &plan)?;
+    out.extend_from_slice(b",\"meta\":");
+    write_page_meta(&mut out, query, documents.len(), total);
+    write_rest(&mut out, text, &entries, &[b"data", b"meta"], &plan)?;
+    out.push(b'}');
+    utf8(out)
+}
+
+/// Applies a selection to the text of one document, an array of documents,
+/// or a list envelope (each element of `data` as a document, `includes` by
+/// the `includes` item, every other key kept as written).
+pub fn select_any(text: &str, selection: &Selection) -> Result<String> {
+    let plan = Plan::compile(selection)?;
+    let mut out = Vec::with_capacity(text.len() / 2);
+    match frame(text).map_err(|error| invalid_json(&error))? {
+        Shape::Array(documents) => {
+            write_documents(&mut out, text, &documents, 0..documents.len(), &plan)?;
+        }
+        Shape::Envelope { documents, entries } => {
+            out.push(b'{');
+            let mut first = true;
+            for entry in &entries {
+                if entry.name == b"data" {
+                    if !first {
+                        out.push(b',');
+                    }
+                    out.extend_from_slice(slice(text, entry.key.clone()).as_bytes());
+                    out.push(b':');
+                    write_documents(&mut out, text, &documents, 0..documents.len(), &plan)?;
+                } else {
+                    // write_rest starts each entry with a comma.
+                    let mark = out.len();
+                    write_rest(&mut out, text, std::slice::from_ref(entry), &[], &plan)?;
+                    if first && out.len() > mark {
+                        out.remove(mark);
+                    }
+                }
+                first = out.len() <= 1;
+            }
+            out.push(b'}');
+        }
+        Shape::Object => write_document(text, &plan, &mut out)?,
+        Shape::Scalar => {
+            return Err(Error::invalid_argument(
+                "expected a document, an array of documents or a list { data: Document[] }",
+            ))
+        }
+    }
+    utf8(out)
+}

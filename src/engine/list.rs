@@ -1,0 +1,204 @@
+//! Lists and documents as text: where each document of a list response is,
+//! and the few values of a document that the engine reads (its id, revision,
+//! content type and sort values), found by the scanner without building
+//! anything else. Repeated keys are read as `JSON.parse` reads them: the
+//! last one counts.
+//!
+//! ```
+//! use content_repo::engine::list::{frame, Shape};
+//!
+//! let text = r#"{"data": [{"meta": {"id": "1"}}, {"meta": {"id": "2"}}], "meta": {"total": 2}}"#;
+//! let Shape::Envelope { documents, .. } = frame(text)? else { panic!() };
+//! assert_eq!(&text[documents[1].clone()], r#"{"meta": {"id": "2"}}"#);
+//! # Ok::<(), content_repo::json::Syntax>(())
+//! ```
+
+use std::ops::Range;
+
+use crate::json::{self, skip_space, Syntax};
+
+/// One entry of an object, as text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// The decoded key (WTF-8).
+    pub name: Vec<u8>,
+    /// The key as written, quotes included.
+    pub key: Range<usize>,
+    /// The value as written.
+    pub value: Range<usize>,
+}
+
+/// What a JSON text holds, for the engine.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Shape {
+    /// An array of values (documents, for a list).
+    Array(Vec<Range<usize>>),
+    /// A list envelope: an object with a `data` array and no `fields` key.
+    /// `entries` are its entries in `JSON.parse` order (a repeated key at
+    /// its first position with its last value), `data` among them.
+    Envelope {
+        /// The elements of `data`.
+        documents: Vec<Range<usize>>,
+        /// Every entry of the envelope.
+        entries: Vec<Entry>,
+    },
+    /// Any other object (one document).
+    Object,
+    /// A string, number, boolean or `null`.
+    Scalar,
+}
+
+/// The element ranges of the array at `start` (a `[`) and the index after it.
+fn elements(bytes: &[u8], start: usize) -> Result<(Vec<Range<usize>>, usize), Syntax> {
+    let mut out = Vec::new();
+    let mut index = skip_space(bytes, start + 1);
+    if bytes.get(index) == Some(&b']') {
+        return Ok((out, index + 1));
+    }
+    loop {
+        let value = skip_space(bytes, index);
+        let end = json::value_end(bytes, value)?;
+        out.push(value..end);
+        index = skip_space(bytes, end);
+        match bytes.get(index) {
+            Some(b',') => index += 1,
+            Some(b']') => return Ok((out, index + 1)),
+            _ => return json::syntax(index, "',' or ']'"),
+        }
+    }
+}
+
+/// Reads the entries of the object at `start` (a `{`), calling `each` for
+/// every entry as written (repeats included) with its value's start; `each`
+/// returns the index after the value. Returns the index after the object.
+pub fn entries(
+    bytes: &[u8],
+    start: usize,
+    mut each: impl FnMut(&[u8], Range<usize>, usize) -> Result<usize, Syntax>,
+) -> Result<usize, Syntax> {
+    let mut index = skip_space(bytes, start + 1);
+    if bytes.get(index) == Some(&b'}') {
+        return Ok(index + 1);
+    }
+    let mut scratch = Vec::new();
+    loop {
+        let (key_start, key_end, escaped, after) = json::key(bytes, index)?;
+        let name = json::string_bytes(bytes, key_start, key_end, escaped, &mut scratch).to_vec();
+        let value = skip_space(bytes, after);
+        let end = each(&name, key_start..key_end, value)?;
+        index = skip_space(bytes, end);
+        match bytes.get(index) {
+            Some(b',') => index += 1,
+            Some(b'}') => return Ok(index + 1),
+            _ => return json::syntax(index, "',' or '}'"),
+        }
+    }
+}
+
+/// Frames a JSON text (checked to be exactly one JSON value).
+pub fn frame(text: &str) -> Result<Shape, Syntax> {
+    let bytes = text.as_bytes();
+    let start = skip_space(bytes, 0);
+    let (shape, end) = match bytes.get(start) {
+        Some(b'[') => {
+            let (documents, end) = elements(bytes, start)?;
+            (Shape::Array(documents), end)
+        }
+        Some(b'{') => {
+            let mut list: Vec<Entry> = Vec::new();
+            let mut data: Option<Vec<Range<usize>>> = None;
+            let end = entries(bytes, start, |name, key, value| {
+                let (elements, end) = match (name, bytes.get(value)) {
+                    (b"data", Some(b'[')) => {
+                        let (found, end) = elements(bytes, value)?;
+                        (Some(found), end)
+                    }
+                    _ => (None, json::value_end(bytes, value)?),
+                };
+                if name == b"data" {
+                    data = elements;
+                }
+                match list.iter_mut().find(|entry| entry.name == name) {
+                    Some(entry) => entry.value = value..end,
+                    None => list.push(Entry {
+                        name: name.to_vec(),
+                        key,
+                        value: value..end,
+                    }),
+                }
+                Ok(end)
+            })?;
+            let has_fields = list.iter().any(|entry| entry.name == b"fields");
+            match data {
+                Some(documents) if !has_fields => (
+                    Shape::Envelope {
+                        documents,
+                        entries: list,
+                    },
+                    end,
+                ),
+                _ => (Shape::Object, end),
+            }
+        }
+        _ => (Shape::Scalar, json::value_end(bytes, start)?),
+    };
+    let rest = skip_space(bytes, end);
+    if rest != bytes.len() {
+        return json::syntax(rest, "the end of the text");
+    }
+    Ok(shape)
+}
+
+/// What [`probe`] finds in a document.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Probe {
+    /// Whether the document is an object.
+    pub is_object: bool,
+    /// The value of each requested `meta` key (`None` when missing, or when
+    /// `meta` is not an object).
+    pub meta: Vec<Option<Range<usize>>>,
+    /// The value of each requested `fields` key, likewise.
+    pub fields: Vec<Option<Range<usize>>>,
+}
+
+/// The values of the `meta` keys `meta_names` and the `fields` keys
+/// `field_names` of the document at `range` of `bytes` (checked as JSON).
+pub fn probe(
+    bytes: &[u8],
+    range: Range<usize>,
+    meta_names: &[&str],
+    field_names: &[&str],
+) -> Result<Probe, Syntax> {
+    let start = skip_space(bytes, range.start);
+    let mut probe = Probe {
+        is_object: bytes.get(start) == Some(&b'{'),
+        meta: vec![None; meta_names.len()],
+        fields: vec![None; field_names.len()],
+    };
+    if !probe.is_object {
+        json::value_end(bytes, start)?;
+        return Ok(probe);
+    }
+    entries(bytes, start, |name, _, value| {
+        let (names, found) = match name {
+            b"meta" => (meta_names, &mut probe.meta),
+            b"fields" => (field_names, &mut probe.fields),
+            _ => return json::value_end(bytes, value),
+        };
+        // A later `meta` or `fields` replaces an earlier one whole.
+        found.iter_mut().for_each(|slot| *slot = None);
+        if bytes.get(value) != Some(&b'{') {
+            return json::value_end(bytes, value);
+        }
+        entries(bytes, value, |key, _, at| {
+            let end = json::value_end(bytes, at)?;
+            if let Some(position) = names.iter().position(|known| known.as_bytes() == key) {
+                if let Some(slot) = found.get_mut(position) {
+                    *slot = Some(at..end);
+                }
+            }
+            Ok(end)
+        })
+    })?;
+    Ok(probe)
+}

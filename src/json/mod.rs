@@ -1,0 +1,522 @@
+//! The one JSON model of the crate: JSON text, read exactly as JavaScript's
+//! `JSON.parse` reads it (SPEC.md section 4), without building a tree.
+//!
+//! Documents stay the text they arrived as. Everything the engine needs is
+//! read from that text by a scanner:
+//!
+//! - [`value_end`] finds where a value ends and checks it is valid JSON, with
+//!   no recursion (an explicit stack), so nesting of [`MAX_DEPTH`] levels
+//!   costs a few bytes per level and never the call stack;
+//! - [`decode_string`] reads a string into WTF-8 bytes: lone surrogate escapes
+//!   (`"\ud867"`) are kept as their own code points, so byte order is code
+//!   point order and nothing is lost;
+//! - [`number`] reads a number as the exact decimal it is written as, beyond
+//!   `f64` (`1e400`, `9007199254740993`);
+//! - [`normalize`] rewrites a text whose objects repeat a key the way
+//!   `JSON.parse` reads it (the last value, at the first key's position).
+//!
+//! Whatever goes back to JavaScript is JSON text copied from the input
+//! (strings with their escapes, numbers as written), so `JSON.parse` on the
+//! JavaScript side gives exactly what it would have given for the response:
+//! lone surrogates, big integers, `__proto__` keys included.
+//!
+//! ```
+//! use content_repo::json::{value_end, MAX_DEPTH};
+//!
+//! let deep = "[".repeat(20_000) + &"]".repeat(20_000);
+//! assert_eq!(value_end(deep.as_bytes(), 0), Ok(deep.len()));
+//! assert!(value_end(br#"{"a": "\ud867", "n": 1e400}"#, 0).is_ok());
+//! assert!(value_end(b"[1,]", 0).is_err());
+//! assert!(MAX_DEPTH >= 10_000);
+//! ```
+
+pub mod number;
+
+use std::fmt;
+
+/// The deepest nesting of arrays and objects accepted (SPEC.md section 4
+/// asks for at least 10,000). Deeper text is a syntax error, never a trap.
+pub const MAX_DEPTH: usize = 100_000;
+
+/// Where and why a text is not JSON.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Syntax {
+    /// The byte offset of the first byte that cannot continue valid JSON.
+    pub position: usize,
+    /// What was expected there.
+    pub expected: &'static str,
+}
+
+impl fmt::Display for Syntax {
+    fn fmt(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(out, "expected {} at byte {}", self.expected, self.position)
+    }
+}
+
+impl std::error::Error for Syntax {}
+
+pub(crate) fn syntax<T>(position: usize, expected: &'static str) -> Result<T, Syntax> {
+    Err(Syntax { position, expected })
+}
+
+/// Whether `c` is JSON white space.
+pub fn is_space_char(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\r')
+}
+
+/// Whether `byte` is JSON white space.
+pub fn is_space(byte: u8) -> bool {
+    matches!(byte, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+/// The first index at or after `index` that is not white space.
+pub fn skip_space(bytes: &[u8], mut index: usize) -> usize {
+    while bytes.get(index).copied().is_some_and(is_space) {
+        index += 1;
+    }
+    index
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+/// Whether any byte of `word` equals `byte`.
+fn has_byte(word: u64, byte: u8) -> bool {
+    let x = word ^ (u64::from(byte) * ONES);
+    (x.wrapping_sub(ONES) & !x & HIGHS) != 0
+}
+
+/// Whether any byte of `word` is below 0x20 (a control character).
+fn has_control(word: u64) -> bool {
+    (word.wrapping_sub(0x20 * ONES) & !word & HIGHS) != 0
+}
+
+/// The end of the string whose opening `"` is at `start` (the index after
+/// its closing `"`), and whether it holds an escape. Checks escapes and
+/// refuses raw control characters, as `JSON.parse` does.
+pub fn string_end(bytes: &[u8], start: usize) -> Result<(usize, bool), Syntax> {
+    let mut index = start + 1;
+    let mut escaped = false;
+    loop {
+        while let Some(chunk) = bytes.get(index..index + 8) {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            let word = u64::from_le_bytes(word);
+            if has_byte(word, b'"') || has_byte(word, b'\\') || has_control(word) {
+                break;
+            }
+            index += 8;
+        }
+        match bytes.get(index).copied() {
+            None => return syntax(index, "'\"' to end the string"),
+            Some(b'"') => return Ok((index + 1, escaped)),
+            Some(b'\\') => {
+                escaped = true;
+                match bytes.get(index + 1).copied() {
+                    Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => index += 2,
+                    Some(b'u') => {
+                        for offset in 2..6 {
+                            if !bytes
+                                .get(index + offset)
+                                .is_some_and(|byte| byte.is_ascii_hexdigit())
+                            {
+                                return syntax(index + offset, "four hex digits after '\\u'");
+                            }
+                        }
+                        index += 6;
+                    }
+                    _ => return syntax(index + 1, "an escape ('\"', '\\', '/', b, f, n, r, t, u)"),
+                }
+            }
+            Some(byte) if byte < 0x20 => {
+                return syntax(index, "an escaped control character");
+            }
+            Some(_) => index += 1,
+        }
+    }
+}
+
+fn digits_end(bytes: &[u8], mut index: usize) -> usize {
+    while bytes.get(index).is_some_and(u8::is_ascii_digit) {
+        index += 1;
+    }
+    index
+}
+
+/// The end of the number starting at `start`, checked against the JSON
+/// grammar `-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?`.
+pub fn number_end(bytes: &[u8], start: usize) -> Result<usize, Syntax> {
+    let mut index = start;
+    if bytes.get(index) == Some(&b'-') {
+        index += 1;
+    }
+    match bytes.get(index) {
+        Some(b'0') => index += 1,
+        Some(b'1'..=b'9') => index = digits_end(bytes, index + 1),
+        _ => return syntax(index, "a digit"),
+    }
+    if bytes.get(index) == Some(&b'.') {
+        let end = digits_end(bytes, index + 1);
+        if end == index + 1 {
+            return syntax(end, "a digit after '.'");
+        }
+        index = end;
+    }
+    if matches!(bytes.get(index), Some(b'e' | b'E')) {
+        index += 1;
+        if matches!(bytes.get(index), Some(b'+' | b'-')) {
+            index += 1;
+        }
+        let end = digits_end(bytes, index);
+        if end == index {
+            return syntax(end, "a digit in the exponent");
+        }
+        index = end;
+    }
+    Ok(index)
+}
+
+fn literal_end(bytes: &[u8], start: usize, word: &'static [u8]) -> Result<usize, Syntax> {
+    match bytes.get(start..start + word.len()) {
+        Some(found) if found == word => Ok(start + word.len()),
+        _ => syntax(start, "a value"),
+    }
+}
+
+/// The end of the scalar (string, number, literal) at `start`.
+pub fn scalar_end(bytes: &[u8], start: usize) -> Result<usize, Syntax> {
+    match bytes.get(start).copied() {
+        Some(b'"') => string_end(bytes, start).map(|(end, _)| end),
+        Some(b'-' | b'0'..=b'9') => number_end(bytes, start),
+        Some(b't') => literal_end(bytes, start, b"true"),
+        Some(b'f') => literal_end(bytes, start, b"false"),
+        Some(b'n') => literal_end(bytes, start, b"null"),
+        _ => syntax(start, "a value"),
+    }
+}
+
+/// Reads `"key"` and the `:` after it, from `index` (white space allowed
+/// before each): the key's span (quotes included), whether it holds an
+/// escape, and the index after the `:`.
+pub fn key(bytes: &[u8], index: usize) -> Result<(usize, usize, bool, usize), Syntax> {
+    let start = skip_space(bytes, index);
+    if bytes.get(start) != Some(&b'"') {
+        return syntax(start, "a key ('\"')");
+    }
+    let (end, escaped) = string_end(bytes, start)?;
+    let colon = skip_space(bytes, end);
+    if bytes.get(colon) != Some(&b':') {
+        return syntax(colon, "':'");
+    }
+    Ok((start, end, escaped, colon + 1))
+}
+
+/// The end of the JSON value that starts at `start` (after white space),
+/// checked exactly as `JSON.parse` checks it, with nesting up to
+/// [`MAX_DEPTH`]. Iterative: any depth costs one byte of heap per level.
+pub fn value_end(bytes: &[u8], start: usize) -> Result<usize, Syntax> {
+    let mut stack: Vec<u8> = Vec::new();
+    let mut index = skip_space(bytes, start);
+    'value: loop {
+        index = skip_space(bytes, index);
+        match bytes.get(index).copied() {
+            Some(open @ (b'{' | b'[')) => {
+                let close = if open == b'{' { b'}' } else { b']' };
+                let next = skip_space(bytes, index + 1);
+                if bytes.get(next) == Some(&close) {
+                    index = next + 1;
+                } else {
+                    if stack.len() >= MAX_DEPTH {
+                        return syntax(index, "at most 100000 levels of nesting");
+                    }
+                    stack.push(open);
+                    index = if open == b'{' {
+                        key(bytes, next)?.3
+                    } else {
+                        next
+                    };
+                    continue 'value;
+                }
+            }
+            _ => index = scalar_end(bytes, index)?,
+        }
+        // After a value: a comma continues the container, its bracket ends it.
+        loop {
+            let Some(&open) = stack.last() else {
+                return Ok(index);
+            };
+            index = skip_space(bytes, index);
+            match (open, bytes.get(index).copied()) {
+                (b'{', Some(b',')) => {
+                    index = key(bytes, index + 1)?.3;
+                    continue 'value;
+                }
+                (_, Some(b',')) => {
+                    index += 1;
+                    continue 'value;
+                }
+                (b'{', Some(b'}')) | (b'[', Some(b']')) => {
+                    stack.pop();
+                    index += 1;
+                }
+                (b'{', _) => return syntax(index, "',' or '}'"),
+                _ => return syntax(index, "',' or ']'"),
+            }
+        }
+    }
+}
+
+/// Checks that `text` is one JSON value, white space around it allowed.
+pub fn validate(text: &str) -> Result<(), Syntax> {
+    let bytes = text.as_bytes();
+    let end = value_end(bytes, 0)?;
+    let rest = skip_space(bytes, end);
+    if rest != bytes.len() {
+        return syntax(rest, "the end of the text");
+    }
+    Ok(())
+}
+
+fn hex4(bytes: &[u8]) -> Option<u32> {
+    let mut value = 0u32;
+    for &byte in bytes.get(..4)? {
+        value = value * 16 + char::from(byte).to_digit(16)?;
+    }
+    Some(value)
+}
+
+/// Appends code point `code` (a surrogate included) as generalized UTF-8.
+fn push_code_point(out: &mut Vec<u8>, code: u32) {
+    // Each shifted value is masked to its bits: the casts cannot truncate.
+    let byte = |value: u32| (value & 0xFF) as u8;
+    match code {
+        0..=0x7F => out.push(byte(code)),
+        0x80..=0x7FF => {
+            out.extend_from_slice(&[byte(0xC0 | (code >> 6)), byte(0x80 | (code & 0x3F))])
+        }
+        0x800..=0xFFFF => out.extend_from_slice(&[
+            byte(0xE0 | (code >> 12)),
+            byte(0x80 | ((code >> 6) & 0x3F)),
+            byte(0x80 | (code & 0x3F)),
+        ]),
+        _ => out.extend_from_slice(&[
+            byte(0xF0 | (code >> 18)),
+            byte(0x80 | ((code >> 12) & 0x3F)),
+            byte(0x80 | ((code >> 6) & 0x3F)),
+            byte(0x80 | (code & 0x3F)),
+        ]),
+    }
+}
+
+/// Decodes the inside of a valid JSON string (between its quotes) into
+/// WTF-8: UTF-8, with each lone surrogate kept as its own code point. Byte
+/// order of the result is code point order.
+pub fn decode_string(raw: &[u8], out: &mut Vec<u8>) {
+    let mut index = 0;
+    while index < raw.len() {
+        let run = raw
+            .get(index..)
+            .and_then(|rest| rest.iter().position(|byte| *byte == b'\\'))
+            .map_or(raw.len(), |offset| index + offset);
+        out.extend_from_slice(raw.get(index..run).unwrap_or_default());
+        index = run;
+        if index >= raw.len() {
+            break;
+        }
+        let escape = raw.get(index + 1).copied().unwrap_or(b'\\');
+        index += 2;
+        let simple = match escape {
+            b'b' => Some(0x08),
+            b'f' => Some(0x0C),
+            b'n' => Some(b'\n'),
+            b'r' => Some(b'\r'),
+            b't' => Some(b'\t'),
+            b'u' => None,
+            other => Some(other),
+        };
+        if let Some(byte) = simple {
+            out.push(byte);
+            continue;
+        }
+        let Some(code) = raw.get(index..).and_then(hex4) else {
+            break;
+        };
+        index += 4;
+        if (0xD800..0xDC00).contains(&code)
+            && raw.get(index) == Some(&b'\\')
+            && raw.get(index + 1) == Some(&b'u')
+        {
+            if let Some(low) = raw.get(index + 2..).and_then(hex4) {
+                if (0xDC00..0xE000).contains(&low) {
+                    push_code_point(out, 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00));
+                    index += 6;
+                    continue;
+                }
+            }
+        }
+        push_code_point(out, code);
+    }
+}
+
+/// The decoded bytes of the string whose span (quotes included) is
+/// `bytes[start..end]`: borrowed when it holds no escape.
+pub fn string_bytes<'a>(
+    bytes: &'a [u8],
+    start: usize,
+    end: usize,
+    escaped: bool,
+    scratch: &'a mut Vec<u8>,
+) -> &'a [u8] {
+    let raw = bytes
+        .get(start + 1..end.saturating_sub(1))
+        .unwrap_or_default();
+    if !escaped {
+        return raw;
+    }
+    scratch.clear();
+    decode_string(raw, scratch);
+    scratch
+}
+
+/// One object being rewritten by [`normalize`]: its entries so far.
+struct Entries {
+    /// Decoded key, raw key text (with quotes), value text.
+    entries: Vec<(Vec<u8>, Vec<u8>, Vec<u8>)>,
+    /// The position of each decoded key in `entries`.
+    positions: std::collections::HashMap<Vec<u8>, usize>,
+    /// The entry whose value is being read.
+    current: usize,
+}
+
+enum Level {
+    Object(Entries),
+    Array(Vec<u8>, usize),
+}
+
+/// Rewrites the JSON value `text` so that no object repeats a key, exactly
+/// as `JSON.parse` reads it: a repeated key keeps the position of its first
+/// occurrence and the value of its last. Everything else is copied as
+/// written. Iterative, like [`value_end`].
+pub fn normalize(text: &str) -> Result<String, Syntax> {
+    let bytes = text.as_bytes();
+    validate(text)?;
+    let mut stack: Vec<Level> = Vec::new();
+    let mut index = skip_space(bytes, 0);
+    let mut finished: Vec<u8>;
+    let mut scratch = Vec::new();
+    'value: loop {
+        index = skip_space(bytes, index);
+        match bytes.get(index).copied() {
+            Some(b'{') => {
+                stack.push(Level::Object(Entries {
+                    entries: Vec::new(),
+                    positions: std::collections::HashMap::new(),
+                    current: 0,
+                }));
+                index += 1;
+                if bytes.get(skip_space(bytes, index)) == Some(&b'}') {
+                    index = skip_space(bytes, index) + 1;
+                    finished = b"{}".to_vec();
+                    stack.pop();
+                } else {
+                    index = open_entry(bytes, index, &mut stack, &mut scratch)?;
+                    continue 'value;
+                }
+            }
+            Some(b'[') => {
+                index += 1;
+                if bytes.get(skip_space(bytes, index)) == Some(&b']') {
+                    index = skip_space(bytes, index) + 1;
+                    finished = b"[]".to_vec();
+                } else {
+                    stack.push(Level::Array(vec![b'['], 0));
+                    continue 'value;
+                }
+            }
+            _ => {
+                let end = scalar_end(bytes, index)?;
+                finished = bytes.get(index..end).unwrap_or_default().to_vec();
+                index = end;
+            }
+        }
+        loop {
+            match stack.last_mut() {
+                None => {
+                    return String::from_utf8(finished).map_err(|_| Syntax {
+                        position: 0,
+                        expected: "UTF-8 text",
+                    })
+                }
+                Some(Level::Array(out, count)) => {
+                    if *count > 0 {
+                        out.push(b',');
+                    }
+                    out.extend_from_slice(&finished);
+                    *count += 1;
+                }
+                Some(Level::Object(object)) => {
+                    if let Some(entry) = object.entries.get_mut(object.current) {
+                        entry.2 = std::mem::take(&mut finished);
+                    }
+                }
+            }
+            index = skip_space(bytes, index);
+            match bytes.get(index).copied() {
+                Some(b',') => {
+                    index += 1;
+                    if matches!(stack.last(), Some(Level::Object(_))) {
+                        index = open_entry(bytes, index, &mut stack, &mut scratch)?;
+                    }
+                    continue 'value;
+                }
+                _ => {
+                    index += 1;
+                    finished = match stack.pop() {
+                        Some(Level::Array(mut out, _)) => {
+                            out.push(b']');
+                            out
+                        }
+                        Some(Level::Object(object)) => {
+                            let mut out = vec![b'{'];
+                            for (position, (_, key, value)) in object.entries.iter().enumerate() {
+                                if position > 0 {
+                                    out.push(b',');
+                                }
+                                out.extend_from_slice(key);
+                                out.push(b':');
+                                out.extend_from_slice(value);
+                            }
+                            out.push(b'}');
+                            out
+                        }
+                        None => Vec::new(),
+                    };
+                }
+            }
+        }
+    }
+}
+
+/// Reads the key at `index` into the object on top of `stack` (a repeated
+/// key reuses its first entry); returns the index of its value.
+fn open_entry(
+    bytes: &[u8],
+    index: usize,
+    stack: &mut [Level],
+    scratch: &mut Vec<u8>,
+) -> Result<usize, Syntax> {
+    let (start, end, escaped, after) = key(bytes, index)?;
+    let decoded = string_bytes(bytes, start, end, escaped, scratch).to_vec();
+    if let Some(Level::Object(object)) = stack.last_mut() {
+        match object.positions.get(&decoded) {
+            Some(position) => object.current = *position,
+            None => {
+                let raw = bytes.get(start..end).unwrap_or_default().to_vec();
+                object.current = object.entries.len();
+                object.positions.insert(decoded.clone(), object.current);
+                object.entries.push((decoded, raw, Vec::new()));
+            }
+        }
+    }
+    Ok(after)
+}
