@@ -535,7 +535,7 @@ describe("CORS", () => {
   };
 
   test("on every response", async () => {
-    for (const [p, auth] of [["/v1/demo", KEY], ["/v1/demo", null], ["/v1/demo/nope", KEY], ["/v1/demo/documents?limit=0", KEY], ["/reference.mjs", null], ["/nope.txt", null]]) {
+    for (const [p, auth] of [["/v1/demo", KEY], ["/v1/demo", null], ["/v1/demo/nope", KEY], ["/v1/demo/documents?limit=0", KEY], ["/fixtures.mjs", null], ["/nope.txt", null]]) {
       check((await req(p, { auth })).headers);
     }
   });
@@ -582,10 +582,10 @@ describe("static files", () => {
   });
 
   test("the repository's www/ is the default root", async () => {
-    const r = await req("/reference.mjs", { auth: null });
+    const r = await req("/fixtures.mjs", { auth: null });
     assert.equal(r.status, 200);
     assert.ok(r.headers.get("content-type").startsWith("text/javascript"));
-    assert.match(r.text, /export function parseSelection/);
+    assert.match(r.text, /export function buildFixtures/);
   });
 
   test("no directory traversal", async () => {
@@ -606,7 +606,7 @@ describe("test control", () => {
     await req(url);
     await req("/v1/demo", { auth: null });
     await fetch(new URL("/v1/demo", api.url), { method: "OPTIONS" });
-    await req("/reference.mjs", { auth: null }); // static: not logged
+    await req("/fixtures.mjs", { auth: null }); // static: not logged
     const log = await (await control("/__fixture/requests")).json();
     assert.deepEqual(log, [
       { method: "GET", url, authorization: KEY },
