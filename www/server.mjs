@@ -49,15 +49,26 @@
  *   without `and`/`or` joins with `and`). A condition on a content type other
  *   than `*` is false for documents of other types. Operators:
  *   - `equal`: numbers compare numerically when the value is a number
- *     (`"7.0"` equals 7); strings, booleans (`"true"`) as exact text;
- *     richtext by `plain`; arrays (multi-select, tags) if any element equals;
- *     missing/`null`/objects never equal;
+ *     (`"7.0"` equals 7); two instants (SPEC §2 form) by the instant they
+ *     denote (`"2024-03-01T12:00:00+02:00"` equals
+ *     `"2024-03-01T10:00:00.000Z"`); other strings, booleans (`"true"`) as
+ *     exact text; richtext by `plain`; arrays (multi-select, tags) if any
+ *     element equals; missing/`null`/objects never equal;
  *   - `notEqual`: the negation of `equal` (so missing values match);
- *   - `greaterThan`, `lessThan`: numbers numerically; two all-digit strings as
- *     decimal numbers (ids); two instants by instant; other strings by code
- *     point; arrays if any element matches; missing/`null` never match;
+ *   - `greaterThan`, `greaterThanOrEqual`, `lessThan`, `lessThanOrEqual`:
+ *     numbers numerically; two all-digit strings as decimal numbers (ids);
+ *     two instants by instant (`parseInstant` of the reference); other
+ *     strings by code point; arrays if any element matches; missing/`null`
+ *     never match;
  *   - `contains`: case-insensitive substring of a string (richtext `plain`,
  *     any element of an array); other operators are a 400.
+ *   A filter is a 400 when its parameter name, field or operator is
+ *   malformed or unknown, when two conditions share an index `n`, or when
+ *   the value of a `meta.createdAt`/`meta.updatedAt` condition is not an
+ *   instant, or that of a `meta.revision` condition not a number (except
+ *   with `contains`). A delta refresh (SPEC §6) sends e.g.
+ *   `filters[0][*.meta.updatedAt][greaterThan]=2025-03-10T16:52:38.622Z`
+ *   and `fields=meta(id,revision)`.
  *
  * Errors: 400/404/405 `{error: {message}}`; a missing or wrong key is a 401
  * `{message: "Invalid authentication credentials"}`. The Authorization header
@@ -157,7 +168,18 @@ const notFound = (message) => new HttpError(404, message);
 
 const NAME_RE = /^[A-Za-z0-9_-]+$/;
 const FILTER_FIELD_RE = /^(\*|[A-Za-z0-9_-]+)\.(fields|meta)\.([A-Za-z0-9_-]+)$/;
-const FILTER_OPERATORS = new Set(["equal", "notEqual", "greaterThan", "lessThan", "contains"]);
+const FILTER_OPERATORS = new Set([
+  "equal",
+  "notEqual",
+  "greaterThan",
+  "greaterThanOrEqual",
+  "lessThan",
+  "lessThanOrEqual",
+  "contains",
+]);
+/** Meta keys whose filter values must be instants, and those that must be numbers. */
+const INSTANT_META_KEYS = new Set(["createdAt", "updatedAt"]);
+const NUMBER_META_KEYS = new Set(["revision"]);
 
 const isObject = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
 const hasOwn = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
@@ -272,6 +294,11 @@ export function parseListQuery(rawQuery) {
   q.includeTags = includeTags.sort((a, b) => a.index - b.index).map((t) => t.value);
   q.excludeTags = excludeTags.sort((a, b) => a.index - b.index).map((t) => t.value);
   q.filters.sort((a, b) => a.index - b.index);
+  for (let i = 1; i < q.filters.length; i++) {
+    if (q.filters[i].index === q.filters[i - 1].index) {
+      throw badRequest(`filter index ${q.filters[i].index} is given more than once: each condition has its own filters[<n>]`);
+    }
+  }
   return q;
 }
 
@@ -294,6 +321,16 @@ function parseFilter(name, value) {
   if (!FILTER_OPERATORS.has(m[4])) {
     throw badRequest(`unknown filter operator ${JSON.stringify(m[4])}: expected one of ${[...FILTER_OPERATORS].join(", ")}`);
   }
+  if (fm[2] === "meta" && m[4] !== "contains") {
+    if (INSTANT_META_KEYS.has(fm[3]) && parseInstant(value) === null) {
+      throw badRequest(
+        `invalid filter value ${JSON.stringify(value)} for ${JSON.stringify(m[3])}: expected an instant such as "2024-03-01T10:00:00.000Z"`,
+      );
+    }
+    if (NUMBER_META_KEYS.has(fm[3]) && numericValue(value) === null) {
+      throw badRequest(`invalid filter value ${JSON.stringify(value)} for ${JSON.stringify(m[3])}: expected a number`);
+    }
+  }
   return {
     index: Number(m[1]),
     join: m[2] === "and" || m[2] === "or" ? m[2] : null,
@@ -311,7 +348,11 @@ function parseFilter(name, value) {
 
 const DIGITS_RE = /^[0-9]+$/;
 
-/** `true` when `value` is a plain decimal number literal. */
+/**
+ * The number a plain decimal literal denotes (`"7.0"` → 7), or `null`.
+ * @param {string} value
+ * @returns {number | null}
+ */
 function numericValue(value) {
   if (!/^-?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/.test(value.trim())) return null;
   const n = Number(value);
@@ -358,12 +399,23 @@ function matchValue(v, op, value) {
         const n = numericValue(value);
         return n !== null && n === v;
       }
+      if (typeof v === "string") {
+        const a = parseInstant(v);
+        const b = a === null ? null : parseInstant(value);
+        if (a !== null && b !== null) return a === b;
+      }
       return String(v) === value;
     }
     case "greaterThan":
-    case "lessThan": {
+    case "greaterThanOrEqual":
+    case "lessThan":
+    case "lessThanOrEqual": {
       const c = compareForFilter(v, value);
-      return c !== null && (op === "greaterThan" ? c > 0 : c < 0);
+      if (c === null) return false;
+      if (op === "greaterThan") return c > 0;
+      if (op === "greaterThanOrEqual") return c >= 0;
+      if (op === "lessThan") return c < 0;
+      return c <= 0;
     }
     case "contains":
       return typeof v === "string" && v.toLowerCase().includes(value.toLowerCase());

@@ -505,6 +505,7 @@ describe("400 errors", () => {
     ["filters[x][*.fields.a][equal]=x", /filter parameter/],
     ["filters[0][xor][*.fields.a][equal]=x", /filter/],
     ["locale=", /locale/],
+    ["filters[0][*.meta.updatedAt][greaterThanOrEquals]=2024-01-01T00:00:00Z", /operator/],
   ];
   for (const [query, message] of bad) {
     test(query, async () => {
