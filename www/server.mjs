@@ -25,16 +25,26 @@
  *
  * Lists: `{status: "ok", meta: {count, limit, offset, total}, data}`, plus
  * `includes: {author: [...]}` when `includes` is requested. Order of
- * operations: filter (tags, search, filters) → sort → offset/limit → select
- * fields; `meta.total` counts the documents after filtering.
+ * operations: locale variant → filter (tags, search, filters) → sort →
+ * offset/limit → select fields; `meta.total` counts the documents after
+ * filtering.
  *
  * Query parameters (every name at most once; unknown names are a 400):
  * - `sorting[<fields|meta>.<name>]=ASC|DESC|1|-1` (case-insensitive), in order,
  *   the first is the primary key;
  * - `fields=<selection>` (lists and single documents);
  * - `limit` (integer 1..1000, default 25), `offset` (integer >= 0, default 0);
- * - `locale` (non-empty, accepted and ignored), `embedAssets` (`true`,
- *   `false`, `1`, `0`; ignored);
+ * - `locale=<key>` (`[A-Za-z0-9_-]+`, e.g. `de`, `en_US`, `all`): every
+ *   document of the response (lists, includes, single documents, aliases,
+ *   assets) is the `<key>` variant: each string of a translated field
+ *   (`LOCALIZED_FIELDS`: article `title`, `body`; product `title`,
+ *   `description`; author `bio`; asset `title`) is prefixed with `"[<key>] "`
+ *   (Richtext: `plain` prefixed, `html` after its leading `<p>`), missing and
+ *   `null` stay so, and `meta.locale` is `<key>` (added after the other meta
+ *   keys). Every key, `all` and the repository's `defaultLocale` included,
+ *   gives its own variant; without `locale` documents are exactly as stored
+ *   (no `meta.locale`). Filters, search and sorting see the variant;
+ * - `embedAssets` (`true`, `false`, `1`, `0`; accepted and ignored);
  * - `includes=<1..5>` or `includes[<contentType|*>.fields.<name>]=1|true`: adds
  *   the list's `includes` object with the authors referenced by
  *   `fields.author.id` of the page's documents (the per-field form only for
@@ -49,15 +59,26 @@
  *   without `and`/`or` joins with `and`). A condition on a content type other
  *   than `*` is false for documents of other types. Operators:
  *   - `equal`: numbers compare numerically when the value is a number
- *     (`"7.0"` equals 7); strings, booleans (`"true"`) as exact text;
- *     richtext by `plain`; arrays (multi-select, tags) if any element equals;
- *     missing/`null`/objects never equal;
+ *     (`"7.0"` equals 7); two instants (SPEC §2 form) by the instant they
+ *     denote (`"2024-03-01T12:00:00+02:00"` equals
+ *     `"2024-03-01T10:00:00.000Z"`); other strings, booleans (`"true"`) as
+ *     exact text; richtext by `plain`; arrays (multi-select, tags) if any
+ *     element equals; missing/`null`/objects never equal;
  *   - `notEqual`: the negation of `equal` (so missing values match);
- *   - `greaterThan`, `lessThan`: numbers numerically; two all-digit strings as
- *     decimal numbers (ids); two instants by instant; other strings by code
- *     point; arrays if any element matches; missing/`null` never match;
+ *   - `greaterThan`, `greaterThanOrEqual`, `lessThan`, `lessThanOrEqual`:
+ *     numbers numerically; two all-digit strings as decimal numbers (ids);
+ *     two instants by instant (`parseInstant` of the reference); other
+ *     strings by code point; arrays if any element matches; missing/`null`
+ *     never match;
  *   - `contains`: case-insensitive substring of a string (richtext `plain`,
  *     any element of an array); other operators are a 400.
+ *   A filter is a 400 when its parameter name, field or operator is
+ *   malformed or unknown, when two conditions share an index `n`, or when
+ *   the value of a `meta.createdAt`/`meta.updatedAt` condition is not an
+ *   instant, or that of a `meta.revision` condition not a number (except
+ *   with `contains`). A delta refresh (SPEC §6) sends e.g.
+ *   `filters[0][*.meta.updatedAt][greaterThan]=2025-03-10T16:52:38.622Z`
+ *   and `fields=meta(id,revision)`.
  *
  * Errors: 400/404/405 `{error: {message}}`; a missing or wrong key is a 401
  * `{message: "Invalid authentication credentials"}`. The Authorization header
@@ -73,9 +94,53 @@
  * - `GET /__fixture/requests`: `[{method, url, authorization}]` of the API
  *   requests received (url = path+query as received; `authorization` is the
  *   header value or `null`); at most the last 1000.
- * - `POST /__fixture/reset`: clears the queue and the request log.
+ * - `POST /__fixture/reset`: clears the queue, the request log and the
+ *   traffic counters (not the data: see `reset` of a mutation).
+ * - `POST /__fixture/mutate` with a JSON mutation (below): live changes of the
+ *   data; answers the {@link MutationResult}, or a 400 (nothing changed).
+ * - `GET /__fixture/traffic`: the traffic counters (below);
+ *   `POST /__fixture/traffic/reset` answers them and sets them to zero.
  * - Request header `X-Fixture-Delay: <ms>` delays that response.
  * Delays are capped at 30 s, the queue at 100 entries.
+ *
+ * ## Live changes and traffic (tests only)
+ *
+ * The object `startServer` resolves to has, whether or not `control` is on
+ * (in-process only; over HTTP only the control endpoints above reach them):
+ *
+ * - `mutate({reset?, update?, add?, delete?})` → `{updated, added, deleted,
+ *   clock}`, the same as `POST /__fixture/mutate`:
+ *   - `update: [{id, fields?, unset?, tags?, updatedAt?}]`: `fields` merged
+ *     into the document's fields (top-level keys), `unset` keys removed,
+ *     `tags` replace `meta.tags`; `meta.revision` + 1; `meta.updatedAt` the
+ *     next instant of the server clock;
+ *   - `add: [{contentType, fields?, tags?, updatedAt?}]` (`article`,
+ *     `product` or `author`): a new document with a fresh 18-digit id,
+ *     `revision` 1, `createdAt` = `updatedAt` = the next clock instant, in
+ *     `documents` and its collection;
+ *   - `delete: [id]`: the documents leave every list, `documents/{id}` and
+ *     aliases are 404s; ids are never reused;
+ *   - `reset: true`: first restores the initial data, clock and ids.
+ *   A batch is checked as a whole (an invalid one changes nothing), then
+ *   applied: updates in order, additions, deletions. `updated`/`added` are
+ *   the new documents as stored, `deleted` their ids, `clock` the latest
+ *   instant handed out or stored (to the millisecond). The clock starts at
+ *   the data's latest `createdAt`/`updatedAt` and each change takes the
+ *   latest instant so far plus 1 s (`toISOString` form), so it is strictly
+ *   later than every stored `updatedAt`. Test switch for a clock that is not monotonic: an entry's
+ *   `updatedAt` (any instant, e.g. earlier than or equal to existing ones) is
+ *   stored as written; later automatic instants still exceed it.
+ *   Deterministic: the same batches give the same ids and instants. The
+ *   `fixtures.mjs` exports are never modified (each server has its own copy).
+ * - `snapshot()` → `{documents, collections, clock}`: copies of the data now.
+ * - `traffic()` → `{requests, preflights, bytes, paths: {<path>: {requests,
+ *   preflights, bytes}}}`: the API (`/v1...`) requests since the start or
+ *   the last reset, per raw path (without the query) and in total;
+ *   `requests` counts every method but OPTIONS, `preflights` OPTIONS,
+ *   `bytes` the response bodies written (Content-Length; 0 for HEAD, 204 and
+ *   disconnects; counted when the response is written, so after a delay).
+ *   Control requests and static files are not counted.
+ *   `resetTraffic()` returns the counters and sets them to zero.
  *
  * @module server
  */
@@ -85,7 +150,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-import { fixtures as defaultFixtures } from "./fixtures.mjs";
+import { fixtures as defaultFixtures, mulberry32, REPOSITORY_ID } from "./fixtures.mjs";
 import {
   compareDecimalStrings,
   compareText,
@@ -157,7 +222,18 @@ const notFound = (message) => new HttpError(404, message);
 
 const NAME_RE = /^[A-Za-z0-9_-]+$/;
 const FILTER_FIELD_RE = /^(\*|[A-Za-z0-9_-]+)\.(fields|meta)\.([A-Za-z0-9_-]+)$/;
-const FILTER_OPERATORS = new Set(["equal", "notEqual", "greaterThan", "lessThan", "contains"]);
+const FILTER_OPERATORS = new Set([
+  "equal",
+  "notEqual",
+  "greaterThan",
+  "greaterThanOrEqual",
+  "lessThan",
+  "lessThanOrEqual",
+  "contains",
+]);
+/** Meta keys whose filter values must be instants, and those that must be numbers. */
+const INSTANT_META_KEYS = new Set(["createdAt", "updatedAt"]);
+const NUMBER_META_KEYS = new Set(["revision"]);
 
 const isObject = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
 const hasOwn = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
@@ -242,7 +318,7 @@ export function parseListQuery(rawQuery) {
       if (!(n >= 0)) throw badRequest(`invalid offset ${JSON.stringify(value)}: expected an integer >= 0`);
       q.offset = n;
     } else if (name === "locale") {
-      if (value === "") throw badRequest("invalid locale \"\": expected a language key such as en_US, or all");
+      if (!NAME_RE.test(value)) throw badRequest(`invalid locale ${JSON.stringify(value)}: expected a language key such as en_US, or all`);
       q.locale = value;
     } else if (name === "includes") {
       if (!/^[1-5]$/.test(value)) throw badRequest(`invalid includes ${JSON.stringify(value)}: expected an integer from 1 to 5`);
@@ -272,6 +348,11 @@ export function parseListQuery(rawQuery) {
   q.includeTags = includeTags.sort((a, b) => a.index - b.index).map((t) => t.value);
   q.excludeTags = excludeTags.sort((a, b) => a.index - b.index).map((t) => t.value);
   q.filters.sort((a, b) => a.index - b.index);
+  for (let i = 1; i < q.filters.length; i++) {
+    if (q.filters[i].index === q.filters[i - 1].index) {
+      throw badRequest(`filter index ${q.filters[i].index} is given more than once: each condition has its own filters[<n>]`);
+    }
+  }
   return q;
 }
 
@@ -294,6 +375,16 @@ function parseFilter(name, value) {
   if (!FILTER_OPERATORS.has(m[4])) {
     throw badRequest(`unknown filter operator ${JSON.stringify(m[4])}: expected one of ${[...FILTER_OPERATORS].join(", ")}`);
   }
+  if (fm[2] === "meta" && m[4] !== "contains") {
+    if (INSTANT_META_KEYS.has(fm[3]) && parseInstant(value) === null) {
+      throw badRequest(
+        `invalid filter value ${JSON.stringify(value)} for ${JSON.stringify(m[3])}: expected an instant such as "2024-03-01T10:00:00.000Z"`,
+      );
+    }
+    if (NUMBER_META_KEYS.has(fm[3]) && numericValue(value) === null) {
+      throw badRequest(`invalid filter value ${JSON.stringify(value)} for ${JSON.stringify(m[3])}: expected a number`);
+    }
+  }
   return {
     index: Number(m[1]),
     join: m[2] === "and" || m[2] === "or" ? m[2] : null,
@@ -311,7 +402,11 @@ function parseFilter(name, value) {
 
 const DIGITS_RE = /^[0-9]+$/;
 
-/** `true` when `value` is a plain decimal number literal. */
+/**
+ * The number a plain decimal literal denotes (`"7.0"` → 7), or `null`.
+ * @param {string} value
+ * @returns {number | null}
+ */
 function numericValue(value) {
   if (!/^-?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/.test(value.trim())) return null;
   const n = Number(value);
@@ -358,12 +453,23 @@ function matchValue(v, op, value) {
         const n = numericValue(value);
         return n !== null && n === v;
       }
+      if (typeof v === "string") {
+        const a = parseInstant(v);
+        const b = a === null ? null : parseInstant(value);
+        if (a !== null && b !== null) return a === b;
+      }
       return String(v) === value;
     }
     case "greaterThan":
-    case "lessThan": {
+    case "greaterThanOrEqual":
+    case "lessThan":
+    case "lessThanOrEqual": {
       const c = compareForFilter(v, value);
-      return c !== null && (op === "greaterThan" ? c > 0 : c < 0);
+      if (c === null) return false;
+      if (op === "greaterThan") return c > 0;
+      if (op === "greaterThanOrEqual") return c >= 0;
+      if (op === "lessThan") return c < 0;
+      return c <= 0;
     }
     case "contains":
       return typeof v === "string" && v.toLowerCase().includes(value.toLowerCase());
@@ -416,17 +522,87 @@ export function filterDocuments(docs, q) {
 }
 
 /* ------------------------------------------------------------------------ */
+/* Locale variants                                                           */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * The fields that have a translation, by content type: Text fields (a
+ * string) and Richtext fields (`{html, plain}`). Other fields (slugs, SKUs,
+ * names, select values, numbers, dates, ...) are the same in every locale.
+ * @readonly
+ */
+export const LOCALIZED_FIELDS = Object.freeze({
+  article: Object.freeze(["title", "body"]),
+  product: Object.freeze(["title", "description"]),
+  author: Object.freeze(["bio"]),
+  asset: Object.freeze(["title"]),
+});
+
+/**
+ * A document as served for `locale=<key>` (SPEC §6 variants): a copy in which
+ * each string of a {@link LOCALIZED_FIELDS} field gets the prefix `"[<key>] "`
+ * (for Richtext, `plain` gets the prefix and `html` gets it after a leading
+ * `<p>`), and `meta.locale` is `<key>`. Missing and `null` values stay so.
+ * `all` is a key like any other. The stored document is not changed.
+ *
+ * @template T
+ * @param {T} doc
+ * @param {string} locale a key matching `[A-Za-z0-9_-]+`
+ * @returns {T}
+ */
+export function localizeDocument(doc, locale) {
+  const d = /** @type {any} */ (doc);
+  if (!isObject(d) || !isObject(d.meta)) return doc;
+  const prefix = `[${locale}] `;
+  const names = hasOwn(LOCALIZED_FIELDS, d.meta.contentType)
+    ? LOCALIZED_FIELDS[/** @type {keyof typeof LOCALIZED_FIELDS} */ (d.meta.contentType)]
+    : [];
+  let fields = d.fields;
+  if (isObject(fields) && names.some((n) => hasOwn(fields, n))) {
+    fields = { ...fields };
+    for (const name of names) {
+      if (!hasOwn(fields, name)) continue;
+      const v = fields[name];
+      if (typeof v === "string") fields[name] = prefix + v;
+      else if (isObject(v) && typeof v.plain === "string") {
+        const r = { ...v, plain: prefix + v.plain };
+        if (typeof v.html === "string") r.html = v.html.startsWith("<p>") ? `<p>${prefix}${v.html.slice(3)}` : prefix + v.html;
+        fields[name] = r;
+      }
+    }
+  }
+  const out = { ...d, meta: { ...d.meta, locale } };
+  if (hasOwn(d, "fields")) out.fields = fields;
+  return /** @type {T} */ (out);
+}
+
+/* ------------------------------------------------------------------------ */
 /* The read API                                                              */
 /* ------------------------------------------------------------------------ */
 
 /**
- * Builds a list response: filter → sort → page → includes → select.
+ * The data the read API answers from: the fixture repository as it is now
+ * (after live changes, see {@link createLiveStore}).
+ * @typedef {{
+ *   repository: Record<string, any>,
+ *   documents: import("./fixtures.mjs").Document[],
+ *   collections: Record<string, import("./fixtures.mjs").Document[]>,
+ *   aliases: Record<string, import("./fixtures.mjs").Document>,
+ *   byId: Map<string, import("./fixtures.mjs").Document>,
+ *   assetsById: Map<string, import("./fixtures.mjs").Document>,
+ * }} Store
+ */
+
+/**
+ * Builds a list response: localize → filter → sort → page → includes → select.
  * @param {any[]} docs
  * @param {ListQuery} q
- * @param {import("./fixtures.mjs").Fixtures} data
+ * @param {Store} data
  */
 function listResponse(docs, q, data) {
-  const filtered = filterDocuments(docs, q);
+  const locale = q.locale;
+  const localized = locale === null ? docs : docs.map((d) => localizeDocument(d, locale));
+  const filtered = filterDocuments(localized, q);
   const sorted = sortDocuments(filtered, q.sorting);
   const page = sorted.slice(q.offset, q.offset + q.limit);
   /** @type {Record<string, any>} */
@@ -435,7 +611,7 @@ function listResponse(docs, q, data) {
     meta: { count: page.length, limit: q.limit, offset: q.offset, total: filtered.length },
     data: page,
   };
-  if (q.includes) envelope.includes = buildIncludes(page, q.includes, data);
+  if (q.includes) envelope.includes = buildIncludes(page, q.includes, data, locale);
   return selectFields(envelope, q.selection);
 }
 
@@ -443,9 +619,10 @@ function listResponse(docs, q, data) {
  * The `includes` object of a list: authors referenced by `fields.author.id`.
  * @param {any[]} page
  * @param {NonNullable<ListQuery["includes"]>} includes
- * @param {import("./fixtures.mjs").Fixtures} data
+ * @param {Store} data
+ * @param {string | null} locale
  */
-function buildIncludes(page, includes, data) {
+function buildIncludes(page, includes, data, locale) {
   const authors = [];
   const seen = new Set();
   for (const doc of page) {
@@ -460,7 +637,7 @@ function buildIncludes(page, includes, data) {
     const target = data.byId.get(id);
     if (target) {
       seen.add(id);
-      authors.push(target);
+      authors.push(locale === null ? target : localizeDocument(target, locale));
     }
   }
   return { author: authors };
@@ -484,7 +661,7 @@ function decodeSegments(rest) {
  * Answers one read-API request (after authorization).
  * @param {string} rawPath
  * @param {string} rawQuery
- * @param {import("./fixtures.mjs").Fixtures} data
+ * @param {Store} data
  * @returns {{ status: number, body: unknown }}
  */
 function readApi(rawPath, rawQuery, data) {
@@ -505,7 +682,7 @@ function readApi(rawPath, rawQuery, data) {
   } else if (endpoint === "documents") {
     const doc = data.byId.get(id);
     if (!doc) throw notFound(`Document ${JSON.stringify(id)} not found`);
-    answer = () => selectFields(doc, query.selection);
+    answer = () => selectFields(localized(doc), query.selection);
   } else if (endpoint === "collections" && id !== undefined) {
     const docs = hasOwn(data.collections, id) ? data.collections[id] : undefined;
     if (!docs) throw notFound(`Collection ${JSON.stringify(id)} not found`);
@@ -513,15 +690,17 @@ function readApi(rawPath, rawQuery, data) {
   } else if (endpoint === "alias" && id !== undefined) {
     const doc = hasOwn(data.aliases, id) ? data.aliases[id] : undefined;
     if (!doc) throw notFound(`Alias ${JSON.stringify(id)} not found`);
-    answer = () => selectFields(doc, query.selection);
+    answer = () => selectFields(localized(doc), query.selection);
   } else if (endpoint === "assets" && id !== undefined) {
     const doc = data.assetsById.get(id);
     if (!doc) throw notFound(`Asset ${JSON.stringify(id)} not found`);
-    answer = () => selectFields(doc, query.selection);
+    answer = () => selectFields(localized(doc), query.selection);
   } else {
     throw unknownEndpoint();
   }
   const query = parseListQuery(rawQuery);
+  /** @param {unknown} doc */
+  const localized = (doc) => (query.locale === null ? doc : localizeDocument(doc, query.locale));
   return { status: 200, body: answer() };
 }
 
@@ -691,6 +870,324 @@ function readBody(req, limit = 1 << 20) {
 }
 
 /* ------------------------------------------------------------------------ */
+/* Live changes (tests only)                                                 */
+/* ------------------------------------------------------------------------ */
+
+/** Step of the server clock between two changes, in milliseconds. */
+export const CLOCK_STEP_MS = 1000;
+
+/**
+ * One batch of live changes; see {@link createLiveStore}.
+ * @typedef {{
+ *   reset?: boolean,
+ *   update?: { id: string, fields?: Record<string, unknown>, unset?: string[],
+ *     tags?: string[], updatedAt?: string }[],
+ *   add?: { contentType: string, fields?: Record<string, unknown>, tags?: string[],
+ *     updatedAt?: string }[],
+ *   delete?: string[],
+ * }} Mutation
+ * @typedef {{ updated: import("./fixtures.mjs").Document[],
+ *   added: import("./fixtures.mjs").Document[], deleted: string[], clock: string }} MutationResult
+ */
+
+const MUTATION_KEYS = new Set(["reset", "update", "add", "delete"]);
+const UPDATE_KEYS = new Set(["id", "fields", "unset", "tags", "updatedAt"]);
+const ADD_KEYS = new Set(["contentType", "fields", "tags", "updatedAt"]);
+
+/** A deep copy of a JSON value (drops `undefined`, functions and prototypes). */
+const jsonCopy = (v) => JSON.parse(JSON.stringify(v));
+
+/**
+ * Checks `v` is an array of strings.
+ * @param {unknown} v
+ * @param {string} what
+ * @returns {string[]}
+ */
+function stringArray(v, what) {
+  if (!Array.isArray(v) || !v.every((x) => typeof x === "string")) throw badRequest(`mutate: ${what} must be an array of strings`);
+  return v;
+}
+
+/**
+ * Checks an optional explicit `updatedAt`.
+ * @param {unknown} v
+ * @param {string} what
+ * @returns {string | undefined}
+ */
+function optionalInstant(v, what) {
+  if (v === undefined) return undefined;
+  if (typeof v !== "string" || parseInstant(v) === null) {
+    throw badRequest(`mutate: ${what}.updatedAt must be an instant such as "2025-01-01T00:00:00.000Z"`);
+  }
+  return v;
+}
+
+/**
+ * The server's own, changeable copy of a fixture repository. The fixture
+ * objects are never modified: a change replaces a document by a new object,
+ * so `fixtures.mjs`'s exports stay as generated.
+ *
+ * - update: `fields` are merged into the document's fields (top-level keys
+ *   replaced), `unset` keys removed, `tags` replace `meta.tags`;
+ *   `meta.revision` goes up by 1 and `meta.updatedAt` is the next clock
+ *   instant (or the entry's explicit `updatedAt`, used as given).
+ * - add: a new document of a content type that has a collection, with a
+ *   fresh 18-digit id (deterministic), `revision` 1, `createdAt` =
+ *   `updatedAt` = the next clock instant (or the explicit `updatedAt`); it is
+ *   appended to `documents` and to its content type's collections.
+ * - delete: removes documents from `documents`, the collections, `byId` and
+ *   the aliases (an alias of a deleted document is a 404).
+ * - reset: first restores the initial data, clock and id sequence.
+ *
+ * A batch is validated as a whole before anything changes (an error changes
+ * nothing); then updates apply in order, then additions, then deletions.
+ *
+ * The clock starts at the latest `createdAt`/`updatedAt` of the data (assets
+ * included); each change takes the latest instant seen so far (milliseconds,
+ * rounded down) plus {@link CLOCK_STEP_MS}, written as
+ * `Date.prototype.toISOString` does. An explicit `updatedAt` (any instant,
+ * earlier, equal or later: a clock that is not monotonic, to test the SDK's
+ * limits) is stored as written; automatic instants stay strictly later than
+ * every instant ever handed out.
+ *
+ * @param {import("./fixtures.mjs").Fixtures} data
+ */
+export function createLiveStore(data) {
+  /** @returns {Store} */
+  const initialStore = () => {
+    /** @type {Record<string, import("./fixtures.mjs").Document[]>} */
+    const collections = {};
+    for (const [k, v] of Object.entries(data.collections)) collections[k] = v.slice();
+    return {
+      repository: data.repository,
+      documents: data.documents.slice(),
+      collections,
+      aliases: { ...data.aliases },
+      byId: new Map(data.byId),
+      assetsById: data.assetsById,
+    };
+  };
+  const initialLatest = () => {
+    let latest = 0n;
+    for (const d of [...data.documents, ...data.assetsById.values()]) {
+      for (const t of [d?.meta?.createdAt, d?.meta?.updatedAt]) {
+        const n = parseInstant(t);
+        if (n !== null && n > latest) latest = n;
+      }
+    }
+    return latest;
+  };
+  const idSeed = (((typeof data.seed === "number" ? data.seed : 0) ^ 0x5eed1d5) >>> 0);
+
+  let store = initialStore();
+  /** Latest instant handed out or stored, in ns since the epoch. */
+  let latest = initialLatest();
+  let rnd = mulberry32(idSeed);
+  /** Every id ever used (never reused after a delete). */
+  let usedIds = new Set([...data.byId.keys(), ...data.assetsById.keys()]);
+
+  const nextInstant = () => {
+    const ms = latest / 1000000n + BigInt(CLOCK_STEP_MS);
+    latest = ms * 1000000n;
+    return new Date(Number(ms)).toISOString();
+  };
+  /** @param {string} given */
+  const seeInstant = (given) => {
+    const n = /** @type {bigint} */ (parseInstant(given));
+    if (n > latest) latest = n;
+    return given;
+  };
+  const newId = () => {
+    for (;;) {
+      let id = String(1 + Math.floor(rnd() * 9));
+      for (let i = 0; i < 17; i++) id += String(Math.floor(rnd() * 10));
+      if (!usedIds.has(id)) {
+        usedIds.add(id);
+        return id;
+      }
+    }
+  };
+  /**
+   * The collections (api ids) that hold a content type's documents: those the
+   * repository info lists for it, else those whose documents all have it.
+   * @param {Store} st
+   * @param {string} contentType
+   * @returns {string[]}
+   */
+  const collectionsOf = (st, contentType) => {
+    const listed = Array.isArray(st.repository?.collections) ? st.repository.collections : null;
+    if (listed) {
+      return listed
+        .filter((c) => isObject(c) && c.contentType === contentType && hasOwn(st.collections, c.apiId))
+        .map((c) => /** @type {string} */ (c.apiId));
+    }
+    return Object.keys(st.collections).filter((k) => {
+      const docs = st.collections[k];
+      return docs.length > 0 && docs.every((d) => d?.meta?.contentType === contentType);
+    });
+  };
+
+  /**
+   * Applies one batch.
+   * @param {unknown} spec a {@link Mutation}
+   * @returns {MutationResult}
+   */
+  function mutate(spec) {
+    if (!isObject(spec)) throw badRequest('mutate: expected {"update"?: [...], "add"?: [...], "delete"?: [...], "reset"?: true}');
+    for (const k of Object.keys(spec)) if (!MUTATION_KEYS.has(k)) throw badRequest(`mutate: unknown key ${JSON.stringify(k)}`);
+    if (spec.reset !== undefined && typeof spec.reset !== "boolean") throw badRequest("mutate: reset must be a boolean");
+    const updates = spec.update === undefined ? [] : spec.update;
+    const adds = spec.add === undefined ? [] : spec.add;
+    if (!Array.isArray(updates)) throw badRequest("mutate: update must be an array");
+    if (!Array.isArray(adds)) throw badRequest("mutate: add must be an array");
+    const deletes = spec.delete === undefined ? [] : stringArray(spec.delete, "delete");
+
+    // Validate everything against the state the batch starts from.
+    const base = spec.reset ? initialStore() : store;
+    const deleting = new Set();
+    for (const id of deletes) {
+      if (!base.byId.has(id)) throw badRequest(`mutate: cannot delete ${JSON.stringify(id)}: no such document`);
+      if (deleting.has(id)) throw badRequest(`mutate: ${JSON.stringify(id)} is deleted twice`);
+      deleting.add(id);
+    }
+    const upd = updates.map((u, i) => {
+      const what = `update[${i}]`;
+      if (!isObject(u)) throw badRequest(`mutate: ${what} must be an object`);
+      for (const k of Object.keys(u)) if (!UPDATE_KEYS.has(k)) throw badRequest(`mutate: unknown key ${JSON.stringify(k)} in ${what}`);
+      if (typeof u.id !== "string" || !base.byId.has(u.id)) throw badRequest(`mutate: ${what}.id ${JSON.stringify(u.id)}: no such document`);
+      if (deleting.has(u.id)) throw badRequest(`mutate: ${JSON.stringify(u.id)} is both updated and deleted`);
+      if (u.fields !== undefined && !isObject(u.fields)) throw badRequest(`mutate: ${what}.fields must be an object`);
+      return {
+        id: u.id,
+        fields: u.fields === undefined ? {} : jsonCopy(u.fields),
+        unset: u.unset === undefined ? [] : stringArray(u.unset, `${what}.unset`).slice(),
+        tags: u.tags === undefined ? undefined : stringArray(u.tags, `${what}.tags`).slice(),
+        updatedAt: optionalInstant(u.updatedAt, what),
+      };
+    });
+    const add = adds.map((a, i) => {
+      const what = `add[${i}]`;
+      if (!isObject(a)) throw badRequest(`mutate: ${what} must be an object`);
+      for (const k of Object.keys(a)) if (!ADD_KEYS.has(k)) throw badRequest(`mutate: unknown key ${JSON.stringify(k)} in ${what}`);
+      if (typeof a.contentType !== "string") throw badRequest(`mutate: ${what}.contentType must be a string`);
+      if (a.fields !== undefined && !isObject(a.fields)) throw badRequest(`mutate: ${what}.fields must be an object`);
+      if (collectionsOf(base, a.contentType).length === 0) {
+        throw badRequest(`mutate: cannot add a document of content type ${JSON.stringify(a.contentType)}: no collection holds that type`);
+      }
+      return {
+        contentType: a.contentType,
+        fields: a.fields === undefined ? {} : jsonCopy(a.fields),
+        tags: a.tags === undefined ? [] : stringArray(a.tags, `${what}.tags`).slice(),
+        updatedAt: optionalInstant(a.updatedAt, what),
+      };
+    });
+
+    if (spec.reset) {
+      store = base;
+      latest = initialLatest();
+      rnd = mulberry32(idSeed);
+      usedIds = new Set([...data.byId.keys(), ...data.assetsById.keys()]);
+    }
+
+    // Apply: copies of the lists, new document objects.
+    const next = {
+      ...store,
+      documents: store.documents.slice(),
+      collections: { ...store.collections },
+      aliases: { ...store.aliases },
+      byId: new Map(store.byId),
+    };
+    /** @type {Map<import("./fixtures.mjs").Document, import("./fixtures.mjs").Document>} */
+    const replaced = new Map(); // original object in the lists → its newest version
+    /** @type {Map<import("./fixtures.mjs").Document, import("./fixtures.mjs").Document>} */
+    const originOf = new Map();
+    const updated = [];
+    for (const u of upd) {
+      const old = /** @type {import("./fixtures.mjs").Document} */ (next.byId.get(u.id));
+      const fields = isObject(old.fields) ? { ...old.fields } : {};
+      for (const [k, v] of Object.entries(u.fields)) {
+        if (k === "__proto__") Object.defineProperty(fields, k, { value: v, enumerable: true, writable: true, configurable: true });
+        else fields[k] = v;
+      }
+      for (const k of u.unset) delete fields[k];
+      const revision = typeof old.meta.revision === "number" ? old.meta.revision + 1 : 1;
+      const meta = { ...old.meta, revision, updatedAt: u.updatedAt === undefined ? nextInstant() : seeInstant(u.updatedAt) };
+      if (u.tags !== undefined) meta.tags = u.tags;
+      const doc = { ...old, fields, meta };
+      const origin = originOf.get(old) ?? old;
+      originOf.set(doc, origin);
+      replaced.set(origin, doc);
+      next.byId.set(u.id, doc);
+      updated.push(doc);
+    }
+    const added = [];
+    for (const a of add) {
+      const stamp = a.updatedAt === undefined ? nextInstant() : seeInstant(a.updatedAt);
+      const doc = {
+        fields: a.fields,
+        meta: {
+          id: newId(),
+          contentType: a.contentType,
+          repository: String(store.repository?.id ?? REPOSITORY_ID),
+          revision: 1,
+          tags: a.tags,
+          createdAt: stamp,
+          updatedAt: stamp,
+        },
+      };
+      next.byId.set(doc.meta.id, doc);
+      added.push(doc);
+    }
+    for (const id of deleting) next.byId.delete(id);
+
+    const gone = (d) => deleting.has(d?.meta?.id);
+    const swap = (list) => list.map((d) => replaced.get(d) ?? d).filter((d) => !gone(d));
+    if (replaced.size || deleting.size) {
+      next.documents = swap(next.documents);
+      for (const k of Object.keys(next.collections)) next.collections[k] = swap(next.collections[k]);
+      for (const k of Object.keys(next.aliases)) {
+        const d = next.aliases[k];
+        if (gone(d)) delete next.aliases[k];
+        else if (replaced.has(d)) next.aliases[k] = /** @type {any} */ (replaced.get(d));
+      }
+      if (deleting.size && Array.isArray(next.repository?.aliases)) {
+        next.repository = {
+          ...next.repository,
+          aliases: next.repository.aliases.filter((a) => !(isObject(a) && deleting.has(a.documentId))),
+        };
+      }
+    }
+    for (const doc of added) {
+      next.documents.push(doc);
+      for (const k of collectionsOf(next, doc.meta.contentType)) next.collections[k] = [...next.collections[k], doc];
+    }
+    store = next;
+    return jsonCopy({ updated, added, deleted: [...deleting], clock: clockText() });
+  }
+
+  const clockText = () => {
+    const ms = latest / 1000000n;
+    return new Date(Number(ms)).toISOString();
+  };
+
+  return {
+    /** The current data. */
+    get store() {
+      return store;
+    },
+    mutate,
+    /**
+     * A copy of the current documents (stored order) and collections, and the clock.
+     * @returns {{ documents: import("./fixtures.mjs").Document[],
+     *   collections: Record<string, import("./fixtures.mjs").Document[]>, clock: string }}
+     */
+    snapshot() {
+      return jsonCopy({ documents: store.documents, collections: store.collections, clock: clockText() });
+    },
+  };
+}
+
+/* ------------------------------------------------------------------------ */
 /* The server                                                                */
 /* ------------------------------------------------------------------------ */
 
@@ -706,11 +1203,28 @@ function readBody(req, limit = 1 << 20) {
  *     `FIXTURE_CONTROL=1`);
  *   - `root`: the repository root holding `www/` and `pkg/` (default: the
  *     parent of this file's folder);
- *   - `data`: the fixture repository (default: `fixtures.mjs`'s);
+ *   - `data`: the fixture repository (default: `fixtures.mjs`'s); the server
+ *     answers from its own copy, which {@link FixtureServer} `mutate` changes;
  *   - `log`: `true` logs one line per request to the console (never
  *     headers), or a function receiving the lines.
- * @returns {Promise<{ url: string, port: number, close(): Promise<void> }>}
- *   `url` is `http://<host>:<port>/`.
+ * @returns {Promise<FixtureServer>}
+ *
+ * @typedef {{ requests: number, preflights: number, bytes: number }} TrafficCount
+ * @typedef {TrafficCount & { paths: Record<string, TrafficCount> }} Traffic
+ * @typedef {{
+ *   url: string, port: number, close(): Promise<void>,
+ *   mutate(mutation: Mutation): MutationResult,
+ *   snapshot(): ReturnType<ReturnType<typeof createLiveStore>["snapshot"]>,
+ *   traffic(): Traffic, resetTraffic(): Traffic,
+ * }} FixtureServer
+ *   - `url` is `http://<host>:<port>/`;
+ *   - `mutate`: live changes (see {@link createLiveStore}); throws an `Error`
+ *     with `status` 400 on an invalid batch, changing nothing;
+ *   - `snapshot`: copies of the current documents and collections, and the clock;
+ *   - `traffic`: counters of the API requests since the start or the last
+ *     reset; `resetTraffic` returns them and starts again from zero.
+ *   These work whether or not `control` is on (they are not reachable over
+ *   HTTP without it).
  */
 export function startServer({
   port = 8080,
@@ -728,6 +1242,35 @@ export function startServer({
   /** @type {{ method: string, url: string, authorization: string | null }[]} */
   let requests = [];
   const timers = new Set();
+  const live = createLiveStore(data);
+
+  /** Traffic of the API (`/v1...`): per raw path, and in total. */
+  /** @type {Map<string, TrafficCount>} */
+  let traffic = new Map();
+  /** @type {TrafficCount} */
+  let trafficTotal = { requests: 0, preflights: 0, bytes: 0 };
+  /** API responses → the path their bytes count for. */
+  /** @type {WeakMap<http.ServerResponse, string>} */
+  const trafficPath = new WeakMap();
+  /** @param {string} p */
+  const trafficOf = (p) => {
+    let t = traffic.get(p);
+    if (!t) traffic.set(p, (t = { requests: 0, preflights: 0, bytes: 0 }));
+    return t;
+  };
+  /** @returns {Traffic} */
+  const trafficSnapshot = () => {
+    /** @type {Record<string, TrafficCount>} */
+    const paths = {};
+    for (const [p, t] of traffic) paths[p] = { ...t };
+    return { ...trafficTotal, paths };
+  };
+  const resetTraffic = () => {
+    const t = trafficSnapshot();
+    traffic = new Map();
+    trafficTotal = { requests: 0, preflights: 0, bytes: 0 };
+    return t;
+  };
 
   /**
    * Sends a response (after `delay` ms), with CORS headers.
@@ -742,9 +1285,15 @@ export function startServer({
     const go = () => {
       if (res.destroyed || res.writableEnded) return;
       const h = { ...CORS_HEADERS, "Cache-Control": "no-store", ...headers };
-      if (body !== null) h["Content-Length"] = String(Buffer.byteLength(body));
+      const size = body === null ? 0 : Buffer.byteLength(body);
+      if (body !== null) h["Content-Length"] = String(size);
       res.writeHead(status, h);
       res.end(head || body === null ? undefined : body);
+      const counted = trafficPath.get(res);
+      if (counted !== undefined && !head) {
+        trafficOf(counted).bytes += size;
+        trafficTotal.bytes += size;
+      }
       if (logLine) logLine(`${res.req.method} ${res.req.url} ${status}`);
     };
     later(res, delay, go);
@@ -794,7 +1343,7 @@ export function startServer({
       return { status: 401, body: { message: "Invalid authentication credentials" } };
     }
     try {
-      return readApi(rawPath, rawQuery, data);
+      return readApi(rawPath, rawQuery, live.store);
     } catch (e) {
       if (e instanceof HttpError) return { status: e.status, body: { error: { message: e.message } } };
       throw e;
@@ -802,6 +1351,10 @@ export function startServer({
   }
 
   function handleApi(req, res, rawUrl, rawPath, rawQuery) {
+    trafficPath.set(res, rawPath);
+    const counter = req.method === "OPTIONS" ? "preflights" : "requests";
+    trafficOf(rawPath)[counter] += 1;
+    trafficTotal[counter] += 1;
     if (control) {
       const auth = req.headers.authorization;
       requests.push({ method: req.method ?? "", url: rawUrl, authorization: typeof auth === "string" ? auth : null });
@@ -856,7 +1409,27 @@ export function startServer({
       if (req.method !== "POST") throw new HttpError(405, "use POST");
       queue = [];
       requests = [];
+      resetTraffic();
       return sendJson(res, 200, { ok: true });
+    }
+    if (rawPath === "/__fixture/mutate") {
+      if (req.method !== "POST") throw new HttpError(405, "use POST");
+      const text = await readBody(req);
+      let body;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        throw badRequest("the mutation must be JSON");
+      }
+      return sendJson(res, 200, live.mutate(body));
+    }
+    if (rawPath === "/__fixture/traffic") {
+      if (req.method !== "GET") throw new HttpError(405, "use GET");
+      return sendJson(res, 200, trafficSnapshot());
+    }
+    if (rawPath === "/__fixture/traffic/reset") {
+      if (req.method !== "POST") throw new HttpError(405, "use POST");
+      return sendJson(res, 200, resetTraffic());
     }
     throw notFound("Not found");
   }
@@ -915,6 +1488,10 @@ export function startServer({
       resolve({
         url: `http://${shownHost}:${actualPort}/`,
         port: actualPort,
+        mutate: (mutation) => live.mutate(mutation),
+        snapshot: () => live.snapshot(),
+        traffic: trafficSnapshot,
+        resetTraffic,
         close() {
           for (const t of timers) clearTimeout(t);
           timers.clear();

@@ -242,10 +242,13 @@ describe("lists", () => {
     assert.equal((await req("/v1/demo/documents?limit=1")).json.data.length, 1);
   });
 
-  test("locale and embedAssets are accepted", async () => {
+  test("embedAssets is accepted and ignored; locale is accepted and gives a variant", async () => {
+    const plainList = (await req("/v1/demo/documents")).json;
+    assert.deepEqual((await req("/v1/demo/documents?embedAssets=true")).json, plainList);
     const a = await req("/v1/demo/documents?locale=de_DE&embedAssets=true");
     assert.equal(a.status, 200);
-    assert.deepEqual(a.json, (await req("/v1/demo/documents")).json);
+    assert.notDeepEqual(a.json, plainList); // details in server-refresh.test.mjs
+    assert.deepEqual(a.json.data.map((d) => d.meta.id), plainList.data.map((d) => d.meta.id));
     assert.equal((await req("/v1/demo/documents?locale=all")).status, 200);
   });
 });
@@ -505,6 +508,8 @@ describe("400 errors", () => {
     ["filters[x][*.fields.a][equal]=x", /filter parameter/],
     ["filters[0][xor][*.fields.a][equal]=x", /filter/],
     ["locale=", /locale/],
+    ["locale=de%20DE", /locale/],
+    ["filters[0][*.meta.updatedAt][greaterThanOrEquals]=2024-01-01T00:00:00Z", /operator/],
   ];
   for (const [query, message] of bad) {
     test(query, async () => {
@@ -535,7 +540,7 @@ describe("CORS", () => {
   };
 
   test("on every response", async () => {
-    for (const [p, auth] of [["/v1/demo", KEY], ["/v1/demo", null], ["/v1/demo/nope", KEY], ["/v1/demo/documents?limit=0", KEY], ["/app.mjs", null], ["/nope.txt", null]]) {
+    for (const [p, auth] of [["/v1/demo", KEY], ["/v1/demo", null], ["/v1/demo/nope", KEY], ["/v1/demo/documents?limit=0", KEY], ["/fixtures.mjs", null], ["/nope.txt", null]]) {
       check((await req(p, { auth })).headers);
     }
   });
@@ -582,10 +587,10 @@ describe("static files", () => {
   });
 
   test("the repository's www/ is the default root", async () => {
-    const r = await req("/app.mjs", { auth: null });
+    const r = await req("/fixtures.mjs", { auth: null });
     assert.equal(r.status, 200);
     assert.ok(r.headers.get("content-type").startsWith("text/javascript"));
-    assert.match(r.text, /import\("\/pkg\/web\/index\.js"\)/);
+    assert.match(r.text, /export function buildFixtures/);
   });
 
   test("no directory traversal", async () => {
@@ -606,7 +611,7 @@ describe("test control", () => {
     await req(url);
     await req("/v1/demo", { auth: null });
     await fetch(new URL("/v1/demo", api.url), { method: "OPTIONS" });
-    await req("/app.mjs", { auth: null }); // static: not logged
+    await req("/fixtures.mjs", { auth: null }); // static: not logged
     const log = await (await control("/__fixture/requests")).json();
     assert.deepEqual(log, [
       { method: "GET", url, authorization: KEY },
