@@ -1,11 +1,15 @@
-//! The offline cache's rules, natively: revisions, stale responses,
-//! completeness, coverage, and persistence round trips.
+//! The offline cache's rules, natively: the store per variant, revisions
+//! and stale responses, completeness, coverage, persistence round trips,
+//! two tabs on one storage, eviction.
 #![cfg(not(target_arch = "wasm32"))]
 
-use content_repo::cache::{endpoint_key, Cache};
 #[path = "common/value_api.rs"]
 mod value_api;
 
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+use content_repo::cache::{endpoint_key, Cache, Change, Kind};
 use content_repo::{Direction, Endpoint, Query};
 use serde_json::{json, Value};
 use value_api::apply_query;
@@ -27,9 +31,63 @@ fn posts() -> Endpoint {
     Endpoint::Collection("posts".into())
 }
 
-fn record(cache: &mut Cache, url: &str, query: &Query, body: &Value) {
-    let change = cache.plan_list(url, &posts(), query, body, 1000.0);
+/// A storage: entries by key, written all or nothing.
+#[derive(Default)]
+struct Storage {
+    entries: BTreeMap<String, String>,
+}
+
+impl Storage {
+    fn write(&mut self, change: &Change) {
+        for key in change.deletes() {
+            self.entries.remove(key);
+        }
+        for (key, text) in change.puts() {
+            self.entries.insert(key.clone(), text.clone());
+        }
+    }
+
+    fn load(&self, session: &str) -> Cache {
+        let mut cache = Cache::new(session);
+        let (errors, _) = cache.load(self.entries.clone().into_iter().collect());
+        assert!(errors.is_empty(), "{errors:?}");
+        cache
+    }
+
+    fn chars(&self) -> usize {
+        self.entries.iter().map(|(k, v)| k.len() + v.len()).sum()
+    }
+}
+
+/// Records a response as the boundary does: plan, write, apply, collect.
+fn record(
+    cache: &mut Cache,
+    storage: &mut Storage,
+    url: &str,
+    endpoint: &Endpoint,
+    query: &Query,
+    kind: Kind,
+    body: &Value,
+) {
+    let change = cache
+        .plan_response(
+            url,
+            endpoint,
+            query,
+            kind,
+            Rc::new(body.to_string()),
+            1000.0,
+        )
+        .unwrap();
+    storage.write(&change);
     cache.apply(change);
+    let collect = cache.plan_collect();
+    storage.write(&collect);
+    cache.apply(collect);
+}
+
+fn body(answer: &content_repo::cache::Answer) -> Value {
+    serde_json::from_str(&answer.body).unwrap()
 }
 
 fn three() -> Vec<Value> {
@@ -42,8 +100,16 @@ fn three() -> Vec<Value> {
 
 #[test]
 fn a_complete_list_answers_re_sorted_and_re_projected_queries() {
-    let mut cache = Cache::new();
-    record(&mut cache, URL, &Query::new(), &list(three(), 3));
+    let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
+    record(
+        &mut cache,
+        &mut storage,
+        URL,
+        &posts(),
+        &Query::new(),
+        Kind::List,
+        &list(three(), 3),
+    );
     assert_eq!(cache.size(), 3);
     let mut query = Query::new();
     query
@@ -56,40 +122,46 @@ fn a_complete_list_answers_re_sorted_and_re_projected_queries() {
     let answer = cache
         .answer_list(&format!("{URL}?{query}"), &posts(), &query)
         .unwrap();
-    let expected = apply_query(&list(three(), 3), &query).unwrap();
-    assert_eq!(answer.body, expected);
     assert_eq!(
-        answer.body["data"][0]["fields"],
+        body(&answer),
+        apply_query(&list(three(), 3), &query).unwrap()
+    );
+    assert_eq!(
+        body(&answer)["data"][0]["fields"],
         json!({ "title": "a", "author": { "name": "a2" } })
     );
     // No limit: the service's default page size, like the service.
-    let all = cache.answer_list("other", &posts(), &Query::new()).unwrap();
-    assert_eq!(all.body["meta"]["limit"], 25);
-    assert_eq!(all.body["meta"]["total"], 3);
-    // The exact URL answers with the body as received.
-    assert_eq!(
-        cache
-            .answer_list(URL, &posts(), &Query::new())
-            .unwrap()
-            .body,
-        list(three(), 3)
-    );
+    let all = body(&cache.answer_list("other", &posts(), &Query::new()).unwrap());
+    assert_eq!(all["meta"]["limit"], 25);
+    assert_eq!(all["meta"]["total"], 3);
     // Raw and typed forms of an endpoint share the cache key.
     assert_eq!(
         endpoint_key(&Endpoint::raw("collections/posts").unwrap()),
         endpoint_key(&posts())
     );
+    // Each received byte is kept once: the stored text is the response.
+    let received = list(three(), 3).to_string().len();
+    assert_eq!(cache.bytes(), received);
+    assert!(
+        storage.chars() < received + 600,
+        "{} vs {received}",
+        storage.chars()
+    );
 }
 
 #[test]
-fn an_incomplete_list_cannot_answer_a_re_sorted_query() {
-    let mut cache = Cache::new();
+fn an_incomplete_list_answers_only_its_exact_url() {
+    let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
     let mut first_page = Query::new();
     first_page.limit(2).unwrap();
+    let url = format!("{URL}?limit=2");
     record(
         &mut cache,
-        &format!("{URL}?limit=2"),
+        &mut storage,
+        &url,
+        &posts(),
         &first_page,
+        Kind::List,
         &list(three()[..2].to_vec(), 3),
     );
     let mut resorted = Query::new();
@@ -101,145 +173,177 @@ fn an_incomplete_list_cannot_answer_a_re_sorted_query() {
     let error = cache.answer_list("x", &posts(), &resorted).unwrap_err();
     assert_eq!(error.code(), "not_cached");
     assert!(error.to_string().contains("not complete"), "{error}");
-    // But the exact URL it was fetched with still answers.
-    assert!(cache
-        .answer_list(&format!("{URL}?limit=2"), &posts(), &first_page)
-        .is_ok());
+    // The exact URL it was fetched with answers, as received.
+    let exact = cache.answer_list(&url, &posts(), &first_page).unwrap();
+    assert_eq!(body(&exact), list(three()[..2].to_vec(), 3));
 }
 
 #[test]
 fn projected_documents_cannot_answer_a_wider_selection_or_unselected_sort_keys() {
-    let mut cache = Cache::new();
-    let mut narrow = Query::new();
-    narrow.fields("title").unwrap();
+    let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
+    let mut query = Query::new();
+    query.fields("title,meta(id,createdAt)").unwrap();
+    let projected: Vec<Value> = three()
+        .iter()
+        .map(|d| json!({ "fields": { "title": d["fields"]["title"] }, "meta": { "id": d["meta"]["id"], "createdAt": d["meta"]["createdAt"] } }))
+        .collect();
     record(
         &mut cache,
+        &mut storage,
         URL,
-        &narrow,
-        &apply_query(&list(three(), 3), &narrow).unwrap(),
+        &posts(),
+        &query,
+        Kind::List,
+        &list(projected, 3),
     );
-    for (selection, sort, ok) in [
-        (Some("title"), None, true),
-        (Some("meta(id)"), None, true),
-        (Some("title,price"), None, false),
-        (None, None, false),
-        (Some("*"), None, false),
-        (Some("title"), Some("fields.title"), true),
-        (Some("title"), Some("fields.price"), false),
-        (Some("title"), Some("meta.revision"), true),
+    // The same or a narrower selection, sorted by a covered key: answered.
+    let mut narrower = Query::new();
+    narrower
+        .fields("title,meta(id,createdAt)")
+        .unwrap()
+        .sort("fields.title", Direction::Asc)
+        .unwrap();
+    let answer = body(&cache.answer_list("x", &posts(), &narrower).unwrap());
+    assert_eq!(answer["data"][0]["fields"]["title"], "a");
+    // A wider selection, or a sort key that was not fetched: not_cached.
+    for (selection, sort) in [
+        ("title,author/name", None),
+        ("title,meta(id,createdAt)", Some("fields.price")),
     ] {
-        let mut query = Query::new();
-        if let Some(selection) = selection {
-            query.fields(selection).unwrap();
-        }
+        let mut wider = Query::new();
+        wider.fields(selection).unwrap();
         if let Some(key) = sort {
-            query.sort(key, Direction::Asc).unwrap();
+            wider.sort(key, Direction::Asc).unwrap();
         }
-        let answer = cache.answer_list("x", &posts(), &query);
-        assert_eq!(
-            answer.is_ok(),
-            ok,
-            "{selection:?} sorted by {sort:?}: {answer:?}"
-        );
-        if let Err(error) = answer {
-            assert_eq!(error.code(), "not_cached");
-        }
+        let error = cache.answer_list("x", &posts(), &wider).unwrap_err();
+        assert_eq!(error.code(), "not_cached", "{selection} {sort:?}");
     }
-    // Meta named explicitly without the default order's keys cannot be sorted locally.
-    let mut cache = Cache::new();
-    let mut ids_only = Query::new();
-    ids_only.fields("title,meta(id)").unwrap();
-    record(
-        &mut cache,
-        URL,
-        &ids_only,
-        &apply_query(&list(three(), 3), &ids_only).unwrap(),
-    );
-    let error = cache.answer_list("x", &posts(), &ids_only).unwrap_err();
-    assert!(error.to_string().contains("meta.createdAt"), "{error}");
 }
 
 #[test]
 fn a_lower_revision_never_replaces_a_higher_one_and_a_stale_response_changes_nothing() {
-    let mut cache = Cache::new();
-    let newer = list(vec![doc(1, 5, "new", "2024-01-01T00:00:00.000Z")], 1);
-    let older = list(vec![doc(1, 4, "old", "2024-01-01T00:00:00.000Z")], 1);
-    record(&mut cache, URL, &Query::new(), &newer);
-    // The late, stale response plans nothing at all.
-    assert!(cache
-        .plan_list(URL, &posts(), &Query::new(), &older, 2000.0)
-        .is_empty());
-    // Even if planned before the newer one was applied, applying it cannot undo newer data.
-    let mut racing = Cache::new();
-    let stale_plan = racing.plan_list(URL, &posts(), &Query::new(), &older, 1.0);
-    let fresh_plan = racing.plan_list(URL, &posts(), &Query::new(), &newer, 2.0);
-    racing.apply(fresh_plan);
-    racing.apply(stale_plan);
-    let mut by_id = Query::new();
-    by_id.fields("title").unwrap();
-    let single = racing
-        .answer_single("y", &Endpoint::Document(format!("{:018}", 1)), &by_id)
-        .unwrap();
-    assert_eq!(single.body["fields"]["title"], "new");
-    assert_eq!(
-        cache
-            .answer_list(URL, &posts(), &Query::new())
-            .unwrap()
-            .body,
-        newer
+    let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
+    let newer = [doc(1, 5, "new", "2024-01-01T00:00:00.000Z")];
+    let one = Endpoint::Document(format!("{:018}", 1));
+    record(
+        &mut cache,
+        &mut storage,
+        "u1",
+        &one,
+        &Query::new(),
+        Kind::Document,
+        &newer[0],
     );
-    // A document response is subject to the same rule.
-    let stale_doc = doc(1, 3, "older", "2024-01-01T00:00:00.000Z");
-    assert!(cache
-        .plan_single(
-            "d",
-            &Endpoint::Document(format!("{:018}", 1)),
+    let before = storage.entries.clone();
+    // A late response with an older revision plans nothing at all.
+    let change = cache
+        .plan_response(
+            URL,
+            &posts(),
             &Query::new(),
-            &stale_doc,
-            3.0
+            Kind::List,
+            Rc::new(list(three(), 3).to_string()),
+            2000.0,
         )
-        .is_empty());
-    // A higher revision replaces.
-    let newest = list(vec![doc(1, 6, "newest", "2024-01-01T00:00:00.000Z")], 1);
-    record(&mut cache, URL, &Query::new(), &newest);
-    let answer = cache.answer_list("z", &posts(), &Query::new()).unwrap();
-    assert_eq!(answer.body["data"][0]["fields"]["title"], "newest");
+        .unwrap();
+    assert!(change.is_empty());
+    cache.apply(change);
+    assert_eq!(storage.entries, before);
+    let answer = body(&cache.answer_single("other", &one, &Query::new()).unwrap());
+    assert_eq!(answer["fields"]["title"], "new");
 }
 
 #[test]
-fn single_documents_and_aliases() {
-    let mut cache = Cache::new();
-    let body = doc(7, 2, "seven", "2024-01-01T00:00:00.000Z");
-    let alias = Endpoint::Alias("home".into());
-    let change = cache.plan_single("alias-url", &alias, &Query::new(), &body, 5.0);
-    cache.apply(change);
-    let mut query = Query::new();
-    query.fields("title").unwrap();
-    let answer = cache.answer_single("other-url", &alias, &query).unwrap();
-    assert_eq!(
-        answer.body,
-        json!({ "fields": { "title": "seven" }, "meta": body["meta"].clone() })
+fn variants_are_kept_apart_and_never_evict_each_other() {
+    let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
+    let mut german = Query::new();
+    german.locale("de").unwrap();
+    let de: Vec<Value> = three()
+        .into_iter()
+        .map(|mut d| {
+            d["fields"]["title"] =
+                json!(format!("[de] {}", d["fields"]["title"].as_str().unwrap()));
+            d
+        })
+        .collect();
+    record(
+        &mut cache,
+        &mut storage,
+        URL,
+        &posts(),
+        &Query::new(),
+        Kind::List,
+        &list(three(), 3),
     );
-    let by_id = cache
-        .answer_single(
-            "u",
-            &Endpoint::Document(format!("{:018}", 7)),
-            &Query::new(),
-        )
-        .unwrap();
-    assert_eq!(by_id.body, body);
+    record(
+        &mut cache,
+        &mut storage,
+        &format!("{URL}?locale=de"),
+        &posts(),
+        &german,
+        Kind::List,
+        &list(de, 3),
+    );
+    for (query, prefix) in [(Query::new(), ""), (german.clone(), "[de] ")] {
+        let mut sorted = query.clone();
+        sorted.sort("fields.title", Direction::Asc).unwrap();
+        let answer = body(&cache.answer_list("x", &posts(), &sorted).unwrap());
+        let titles: Vec<&str> = answer["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["fields"]["title"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            titles,
+            [
+                format!("{prefix}a"),
+                format!("{prefix}b"),
+                format!("{prefix}c")
+            ]
+        );
+        let one = Endpoint::Document(format!("{:018}", 2));
+        let single = body(&cache.answer_single("y", &one, &query).unwrap());
+        assert_eq!(single["fields"]["title"], format!("{prefix}a"));
+    }
+    // A third variant was never fetched: not_cached, never another's documents.
+    let mut french = Query::new();
+    french.locale("fr").unwrap();
     assert_eq!(
         cache
-            .answer_single("u", &Endpoint::Document("8".into()), &Query::new())
+            .answer_list("z", &posts(), &french)
             .unwrap_err()
             .code(),
         "not_cached"
     );
-    let mut other_locale = Query::new();
-    other_locale.locale("de_DE").unwrap();
+    // Both survive a reload.
+    let mut reloaded = storage.load("u");
+    assert_eq!(reloaded.size(), 6);
+    assert!(reloaded.answer_list("x", &posts(), &german).is_ok());
+}
+
+#[test]
+fn single_documents_and_aliases() {
+    let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
+    let alias = Endpoint::Alias("home".into());
+    record(
+        &mut cache,
+        &mut storage,
+        "alias-url",
+        &alias,
+        &Query::new(),
+        Kind::Document,
+        &doc(7, 1, "home", "2024-01-01T00:00:00Z"),
+    );
+    let mut query = Query::new();
+    query.fields("title").unwrap();
+    let answer = body(&cache.answer_single("other-url", &alias, &query).unwrap());
+    assert_eq!(answer["fields"], json!({ "title": "home" }));
+    let by_id = Endpoint::Document(format!("{:018}", 7));
+    assert!(cache.answer_single("x", &by_id, &Query::new()).is_ok());
     assert_eq!(
         cache
-            .answer_single("u", &alias, &other_locale)
+            .answer_single("x", &Endpoint::Document("8".into()), &Query::new())
             .unwrap_err()
             .code(),
         "not_cached"
@@ -248,31 +352,141 @@ fn single_documents_and_aliases() {
 
 #[test]
 fn filters_search_and_tags_are_answered_only_for_the_exact_url() {
-    let mut cache = Cache::new();
-    record(&mut cache, URL, &Query::new(), &list(three(), 3));
-    for text in [
-        "search=a",
-        "includeTags%5B0%5D=x",
-        "filters%5B0%5D%5B*.fields.title%5D%5Bequal%5D=a",
-        "includes=1",
-        "embedAssets=true",
-    ] {
-        let query = Query::parse(text).unwrap();
-        assert_eq!(
-            cache.answer_list("x", &posts(), &query).unwrap_err().code(),
-            "not_cached",
-            "{text}"
-        );
-    }
-    // A filtered response is never taken as the complete list.
-    let mut cache = Cache::new();
-    let filtered = Query::parse("search=a").unwrap();
+    let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
     record(
         &mut cache,
-        &format!("{URL}?search=a"),
-        &filtered,
+        &mut storage,
+        URL,
+        &posts(),
+        &Query::new(),
+        Kind::List,
+        &list(three(), 3),
+    );
+    let mut search = Query::new();
+    search.search("b").unwrap();
+    assert_eq!(
+        cache
+            .answer_list("x", &posts(), &search)
+            .unwrap_err()
+            .code(),
+        "not_cached"
+    );
+    let url = format!("{URL}?search=b");
+    record(
+        &mut cache,
+        &mut storage,
+        &url,
+        &posts(),
+        &search,
+        Kind::List,
         &list(three()[..1].to_vec(), 1),
     );
+    assert_eq!(
+        body(&cache.answer_list(&url, &posts(), &search).unwrap())["data"][0]["fields"]["title"],
+        "b"
+    );
+}
+
+#[test]
+fn stored_entries_load_back_and_corrupt_ones_are_skipped() {
+    let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
+    record(
+        &mut cache,
+        &mut storage,
+        URL,
+        &posts(),
+        &Query::new(),
+        Kind::List,
+        &list(three(), 3),
+    );
+    let mut sorted = Query::new();
+    sorted.sort("fields.price", Direction::Desc).unwrap();
+    let expected = cache.answer_list("q", &posts(), &sorted).unwrap().body;
+    let mut entries: Vec<(String, String)> = storage.entries.clone().into_iter().collect();
+    entries.push(("s:x:1".into(), "not a header\n{}".into()));
+    entries.push((
+        "s:x:2".into(),
+        r#"{"v":2,"url":"u","variant":"","endpoint":"e","kind":"list","fetchedAt":1,"seq":9}"#
+            .to_owned()
+            + "\n{\"data\": [tru",
+    ));
+    entries.push(("response:old".into(), "{}".into()));
+    entries.push(("l:\u{1f}posts".into(), r#"{"v":1}"#.into()));
+    let mut reloaded = Cache::new("u");
+    let (errors, stale) = reloaded.load(entries);
+    assert_eq!(errors.len(), 4, "{errors:?}");
+    assert!(errors.iter().all(|error| error.code() == "decode"));
+    assert_eq!(stale, ["response:old"]);
+    assert_eq!(
+        reloaded.answer_list("q", &posts(), &sorted).unwrap().body,
+        expected
+    );
+}
+
+/// Two tabs on one storage: each writes its own segments; a reload sees the
+/// highest revision of every document, whatever order they wrote in.
+#[test]
+fn two_tabs_keep_the_revision_rule() {
+    let mut storage = Storage::default();
+    let (mut first, mut second) = (Cache::new("a"), Cache::new("b"));
+    let newer = list(vec![doc(1, 9, "newest", "2024-01-01T00:00:00.000Z")], 1);
+    record(
+        &mut second,
+        &mut storage,
+        &format!("{URL}?x"),
+        &posts(),
+        &Query::new(),
+        Kind::List,
+        &newer,
+    );
+    // The first tab has not seen it, and records an older revision later.
+    record(
+        &mut first,
+        &mut storage,
+        URL,
+        &posts(),
+        &Query::new(),
+        Kind::List,
+        &list(three(), 3),
+    );
+    let mut reloaded = storage.load("c");
+    let one = Endpoint::Document(format!("{:018}", 1));
+    assert_eq!(
+        body(&reloaded.answer_single("z", &one, &Query::new()).unwrap())["fields"]["title"],
+        "newest"
+    );
+}
+
+#[test]
+fn max_bytes_evicts_least_recently_used_lists_whole() {
+    let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
+    let a = list(three(), 3);
+    let b: Vec<Value> = (10..13)
+        .map(|id| doc(id, 1, "x", "2024-01-01T00:00:00Z"))
+        .collect();
+    let b = list(b, 3);
+    let limit = a.to_string().len() + b.to_string().len() / 2;
+    cache.set_max_bytes(Some(limit));
+    record(
+        &mut cache,
+        &mut storage,
+        URL,
+        &posts(),
+        &Query::new(),
+        Kind::List,
+        &a,
+    );
+    let others = Endpoint::Collection("others".into());
+    record(
+        &mut cache,
+        &mut storage,
+        "u2",
+        &others,
+        &Query::new(),
+        Kind::List,
+        &b,
+    );
+    assert!(cache.bytes() <= limit, "{} > {limit}", cache.bytes());
     assert_eq!(
         cache
             .answer_list("x", &posts(), &Query::new())
@@ -280,58 +494,50 @@ fn filters_search_and_tags_are_answered_only_for_the_exact_url() {
             .code(),
         "not_cached"
     );
-    assert!(cache
-        .answer_list(&format!("{URL}?search=a"), &posts(), &filtered)
-        .is_ok());
+    assert!(cache.answer_list("y", &others, &Query::new()).is_ok());
+    assert_eq!(cache.size(), 3);
+    // Storage agrees with memory.
+    let mut reloaded = storage.load("u");
+    assert_eq!(reloaded.size(), 3);
+    assert!(reloaded.answer_list("y", &others, &Query::new()).is_ok());
 }
 
 #[test]
-fn stored_entries_load_back_and_corrupt_ones_are_skipped() {
-    let mut cache = Cache::new();
-    let mut query = Query::new();
-    query.fields("title,price").unwrap();
-    let body = apply_query(&list(three(), 3), &query).unwrap();
-    let change = cache.plan_list(URL, &posts(), &query, &body, 42.0);
-    let writes = change.writes();
-    cache.apply(change);
-    assert!(writes.iter().any(|(key, _)| key.starts_with("document:")));
-    assert!(writes
-        .iter()
-        .any(|(key, _)| key.starts_with("endpoint:collections/posts")));
-    let mut loaded = Cache::new();
-    for (key, text) in &writes {
-        loaded.load(key, text).unwrap();
-    }
-    let mut sorted = Query::new();
-    sorted
-        .sort("fields.price", Direction::Desc)
-        .unwrap()
-        .fields("title")
-        .unwrap();
-    assert_eq!(
-        loaded.answer_list("q", &posts(), &sorted).unwrap(),
-        cache.answer_list("q", &posts(), &sorted).unwrap()
+fn replaced_responses_are_collected() {
+    let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
+    record(
+        &mut cache,
+        &mut storage,
+        URL,
+        &posts(),
+        &Query::new(),
+        Kind::List,
+        &list(three(), 3),
     );
-    let mut broken = Cache::new();
-    for (key, text) in [
-        ("document:1", "{not json"),
-        (
-            "document:1",
-            r#"{"v":0,"document":{},"selection":null,"locale":null,"fetched_at":1}"#,
-        ),
-        (
-            "document:1",
-            r#"{"v":1,"document":{"meta":{"id":"2"}},"selection":null,"locale":null,"fetched_at":1}"#,
-        ),
-        (
-            "document:1",
-            r#"{"v":1,"document":{"meta":{"id":"1"}},"selection":"a(","locale":null,"fetched_at":1}"#,
-        ),
-        ("whatever:1", r#"{"v":1}"#),
-        ("endpoint:x", r#"{"v":1,"ids":"nope"}"#),
-    ] {
-        let error = broken.load(key, text).unwrap_err();
-        assert_eq!(error.code(), "decode", "{key} {text}");
-    }
-    assert_eq!(broken.size(), 0, "nothing corrupt was kept");
+    let newer: Vec<Value> = three()
+        .into_iter()
+        .map(|mut d| {
+            d["meta"]["revision"] = json!(2);
+            d
+        })
+        .collect();
+    record(
+        &mut cache,
+        &mut storage,
+        URL,
+        &posts(),
+        &Query::new(),
+        Kind::List,
+        &list(newer.clone(), 3),
+    );
+    // The first text holds no live document and answers no URL: gone.
+    assert_eq!(cache.bytes(), list(newer, 3).to_string().len());
+    assert_eq!(
+        storage
+            .entries
+            .keys()
+            .filter(|key| key.starts_with("s:"))
+            .count(),
+        1
+    );
 }

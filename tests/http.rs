@@ -2,7 +2,7 @@
 //! bodies, response decoding and pagination.
 #![cfg(not(target_arch = "wasm32"))]
 
-use content_repo::http::response::{decode, http_error, next_offset, Expect};
+use content_repo::http::response::{check, http_error, next_offset, Expect, Facts};
 use content_repo::http::retry::{
     days_from_civil, parse_http_date, parse_retry_after, Outcome, RetryPolicy,
 };
@@ -180,15 +180,28 @@ fn error_bodies_give_the_service_message_without_the_key() {
 
 #[test]
 fn decoding_checks_json_and_shape() {
-    let list = decode(
+    let list = check(
         r#"{"data":[{"fields":{},"meta":{"id":"1"}}],"meta":{"total":1}}"#,
         Expect::List,
         "k",
     )
     .unwrap();
-    assert_eq!(list["data"][0]["meta"]["id"], "1");
-    assert!(decode(r#"{"fields":{}}"#, Expect::Document, "k").is_ok());
-    assert!(decode("[1,2]", Expect::Any, "k").is_ok());
+    assert_eq!(
+        list,
+        Facts {
+            count: 1,
+            total: Some(1)
+        }
+    );
+    assert!(check(r#"{"fields":{}}"#, Expect::Document, "k").is_ok());
+    assert!(check("[1,2]", Expect::Any, "k").is_ok());
+    // What JSON.parse accepts is accepted.
+    assert!(check(
+        r#"{"a":"\ud867","n":1e400,"__proto__":{}}"#,
+        Expect::Document,
+        "k"
+    )
+    .is_ok());
     for (body, expect) in [
         ("not json", Expect::Any),
         (r#"{"data":[{"fields":"#, Expect::List),
@@ -196,16 +209,16 @@ fn decoding_checks_json_and_shape() {
         ("[]", Expect::Document),
         ("", Expect::Document),
     ] {
-        let error = decode(body, expect, "k").unwrap_err();
+        let error = check(body, expect, "k").unwrap_err();
         assert_eq!(error.code(), "decode", "{body}");
         match &error {
             Error::Decode { excerpt, .. } => assert!(excerpt.chars().count() <= 81),
             other => panic!("{other:?}"),
         }
     }
-    let secret = decode("token=SECRET-123 and more", Expect::Any, "SECRET-123").unwrap_err();
+    let secret = check("token=SECRET-123 and more", Expect::Any, "SECRET-123").unwrap_err();
     assert!(!secret.to_string().contains("SECRET-123"), "{secret}");
-    let long = decode(&"y".repeat(10_000), Expect::Any, "k").unwrap_err();
+    let long = check(&"y".repeat(10_000), Expect::Any, "k").unwrap_err();
     assert!(long.to_string().len() < 300);
 }
 
@@ -213,20 +226,21 @@ fn decoding_checks_json_and_shape() {
 fn pagination_follows_total_and_short_pages() {
     let page = |n: usize, total: Option<u64>| {
         let data: Vec<_> = (0..n).map(|i| json!({ "i": i })).collect();
-        match total {
+        let body = match total {
             Some(total) => json!({ "data": data, "meta": { "total": total } }),
             None => json!({ "data": data }),
-        }
+        };
+        check(&body.to_string(), Expect::List, "k").unwrap()
     };
-    assert_eq!(next_offset(&page(10, Some(35)), 0, 10), Some(10));
-    assert_eq!(next_offset(&page(10, Some(35)), 20, 10), Some(30));
-    assert_eq!(next_offset(&page(5, Some(35)), 30, 10), None);
-    assert_eq!(next_offset(&page(10, Some(30)), 20, 10), None);
+    assert_eq!(next_offset(page(10, Some(35)), 0, 10), Some(10));
+    assert_eq!(next_offset(page(10, Some(35)), 20, 10), Some(30));
+    assert_eq!(next_offset(page(5, Some(35)), 30, 10), None);
+    assert_eq!(next_offset(page(10, Some(30)), 20, 10), None);
     assert_eq!(
-        next_offset(&page(0, Some(30)), 40, 10),
+        next_offset(page(0, Some(30)), 40, 10),
         None,
         "empty page ends"
     );
-    assert_eq!(next_offset(&page(10, None), 0, 10), Some(10));
-    assert_eq!(next_offset(&page(9, None), 0, 10), None, "short page ends");
+    assert_eq!(next_offset(page(10, None), 0, 10), Some(10));
+    assert_eq!(next_offset(page(9, None), 0, 10), None, "short page ends");
 }

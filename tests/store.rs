@@ -110,12 +110,21 @@ fn revision_rule() {
     let list = json!({"data": [doc("1", 2, 9, "a"), doc("2", 1, 9, "a")]}).to_string();
     assert_eq!(store.put_json(list).unwrap(), 1);
     assert_eq!(store.get("1").unwrap()["fields"]["n"], json!(4));
-    // without a numeric revision the write replaces
-    store
+    // a document without a revision never replaces one with a revision
+    let written = store
         .put_value(&json!({"fields": {}, "meta": {"id": "1"}}))
         .unwrap();
-    assert_eq!(store.get("1").unwrap()["fields"], json!({}));
-    assert_eq!(store.len(), 2);
+    assert_eq!(written, 0);
+    assert_eq!(store.get("1").unwrap()["fields"]["n"], json!(4));
+    // and is replaced by any later write without one
+    store
+        .put_value(&json!({"fields": {"m": 1}, "meta": {"id": "3"}}))
+        .unwrap();
+    store
+        .put_value(&json!({"fields": {"m": 2}, "meta": {"id": "3"}}))
+        .unwrap();
+    assert_eq!(store.get("3").unwrap()["fields"]["m"], json!(2));
+    assert_eq!(store.len(), 3);
 }
 
 #[test]

@@ -202,3 +202,23 @@ pub fn probe(
     })?;
     Ok(probe)
 }
+
+/// `total` of a list envelope's `meta` object at `start`, when it is a
+/// whole number.
+pub fn envelope_total(bytes: &[u8], start: usize) -> Option<u64> {
+    if bytes.get(start) != Some(&b'{') {
+        return None;
+    }
+    let mut total = None;
+    entries(bytes, start, |name, _, value| {
+        let end = json::value_end(bytes, value)?;
+        if name == b"total" {
+            total = std::str::from_utf8(bytes.get(value..end).unwrap_or_default())
+                .ok()
+                .and_then(|text| text.parse::<u64>().ok());
+        }
+        Ok(end)
+    })
+    .ok()?;
+    total
+}

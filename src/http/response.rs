@@ -1,7 +1,8 @@
 //! Reading a response: the service's error message, and the JSON body with
 //! the shape the endpoint promises.
 
-use serde_json::Value;
+use crate::engine::list::{envelope_total, frame, Shape};
+use crate::json;
 
 use crate::error::{Error, Result};
 
@@ -39,56 +40,101 @@ fn shorten(text: &str, chars: usize) -> String {
     out
 }
 
+/// A top-level string of the object at `start` named `name`; `"error"` may
+/// also be an object whose `message` is read.
+fn message_at(bytes: &[u8], start: usize, names: &[&[u8]], depth: usize) -> Option<String> {
+    let mut found = None;
+    let mut scratch = Vec::new();
+    crate::engine::list::entries(bytes, start, |name, _, value| {
+        let end = json::value_end(bytes, value)?;
+        if found.is_none() && names.contains(&name) {
+            match bytes.get(value) {
+                Some(b'"') => {
+                    let (end, escaped) = json::string_end(bytes, value)?;
+                    let text = json::string_bytes(bytes, value, end, escaped, &mut scratch);
+                    found = Some(String::from_utf8_lossy(text).into_owned());
+                }
+                Some(b'{') if name == b"error" && depth == 0 => {
+                    found = message_at(bytes, value, &[b"message"], 1);
+                }
+                _ => {}
+            }
+        }
+        Ok(end)
+    })
+    .ok()?;
+    found
+}
+
 /// The error for a non-2xx response: the status and, when the body is
 /// `{message}`, `{error: {message}}` or `{error: "..."}`, the service's
 /// message (shortened, without the key).
 pub fn http_error(status: u16, body: &str, secret: &str) -> Error {
-    let message = serde_json::from_str::<Value>(body).ok().and_then(|value| {
-        let text = value
-            .get("message")
-            .and_then(Value::as_str)
-            .or_else(|| value.pointer("/error/message").and_then(Value::as_str))
-            .or_else(|| value.get("error").and_then(Value::as_str))?;
-        Some(shorten(&scrub(text, secret), MESSAGE_CHARS))
-    });
+    let bytes = body.as_bytes();
+    let start = json::skip_space(bytes, 0);
+    let message = (json::validate(body).is_ok() && bytes.get(start) == Some(&b'{'))
+        .then(|| {
+            message_at(bytes, start, &[b"message"], 0)
+                .or_else(|| message_at(bytes, start, &[b"error"], 0))
+        })
+        .flatten()
+        .map(|text| shorten(&scrub(&text, secret), MESSAGE_CHARS));
     Error::Http { status, message }
 }
 
-/// Parses a 2xx body and checks its shape.
-pub fn decode(body: &str, expect: Expect, secret: &str) -> Result<Value> {
+/// What a checked 2xx body holds: for a list, its document count and
+/// `meta.total`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Facts {
+    /// The number of documents of a list (0 otherwise).
+    pub count: usize,
+    /// `meta.total` of a list, when it is a whole number.
+    pub total: Option<u64>,
+}
+
+/// Checks that a 2xx body is JSON (as `JSON.parse` reads it) of the shape
+/// the endpoint promises; the body stays text.
+pub fn check(body: &str, expect: Expect, secret: &str) -> Result<Facts> {
     let excerpt = || shorten(&scrub(body, secret), EXCERPT_CHARS);
-    let value: Value = serde_json::from_str(body).map_err(|error| Error::Decode {
+    let shape = frame(body).map_err(|error| Error::Decode {
         message: format!("the response is not valid JSON ({error})"),
         excerpt: excerpt(),
     })?;
-    let problem = match expect {
-        Expect::List if !value.get("data").is_some_and(Value::is_array) => {
-            Some("expected a list envelope with a `data` array")
+    let problem = match (expect, &shape) {
+        (Expect::List, Shape::Envelope { documents, entries }) => {
+            let total = entries
+                .iter()
+                .rev()
+                .find(|entry| entry.name == b"meta")
+                .and_then(|meta| envelope_total(body.as_bytes(), meta.value.start));
+            return Ok(Facts {
+                count: documents.len(),
+                total,
+            });
         }
-        Expect::Document if !value.is_object() => Some("expected a document object"),
-        _ => None,
+        (Expect::List, _) => Some("expected a list envelope with a `data` array"),
+        (Expect::Document, Shape::Object | Shape::Envelope { .. }) => None,
+        (Expect::Document, _) => Some("expected a document object"),
+        (Expect::Any, _) => None,
     };
     match problem {
         Some(message) => Err(Error::Decode {
             message: message.to_owned(),
             excerpt: excerpt(),
         }),
-        None => Ok(value),
+        None => Ok(Facts::default()),
     }
 }
 
-/// Where the next page of a list starts, or `None` when `page` was the last.
+/// Where the next page of a list starts, or `None` when the page (with
+/// `facts`) was the last.
 ///
 /// `offset` and `limit` are the ones the page was requested with; the end is
 /// reached when the page is short or empty, or `meta.total` is reached.
-pub fn next_offset(page: &Value, offset: u64, limit: u64) -> Option<u64> {
-    let count = page
-        .get("data")
-        .and_then(Value::as_array)
-        .map_or(0, Vec::len) as u64;
-    let next = offset + count;
-    let total = page.pointer("/meta/total").and_then(Value::as_u64);
-    match total {
+pub fn next_offset(facts: Facts, offset: u64, limit: u64) -> Option<u64> {
+    let count = facts.count as u64;
+    let next = offset.saturating_add(count);
+    match facts.total {
         _ if count == 0 => None,
         Some(total) if next >= total => None,
         Some(_) => Some(next),

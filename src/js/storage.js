@@ -97,11 +97,41 @@ export function hasIndexedDb() {
   return typeof indexedDB !== "undefined";
 }
 
-/** Defines the non-enumerable `source` and `stale` flags of a result. */
-export function markSource(value, source, stale) {
+/** Whether the runtime says it is online (`navigator.onLine`); true where it does not say. */
+export function isOnline() {
+  return !(typeof navigator === "object" && navigator !== null && navigator.onLine === false);
+}
+
+/** A random string naming this cache among the tabs that share one storage. */
+export function sessionId() {
+  const bytes = new Uint8Array(8);
+  if (typeof crypto === "object" && crypto && typeof crypto.getRandomValues === "function") {
+    crypto.getRandomValues(bytes);
+  } else {
+    for (let i = 0; i < bytes.length; i++) bytes[i] = Math.floor(Math.random() * 256);
+  }
+  return Date.now().toString(36) + "-" + Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** The `[key, text]` pairs of what a storage's `load()` gave, and how many items were not such pairs. */
+export function readEntries(entries) {
+  const pairs = [];
+  let bad = 0;
+  if (entries == null || typeof entries[Symbol.iterator] !== "function") return { pairs, bad: entries == null ? 0 : 1 };
+  for (const entry of entries) {
+    if (Array.isArray(entry) && typeof entry[0] === "string" && typeof entry[1] === "string") pairs.push(entry);
+    else bad++;
+  }
+  return { pairs, bad };
+}
+
+/** Parses a result's JSON text and defines its non-enumerable `source`, `stale` and `cachedAt`. */
+export function markSource(text, source, stale, cachedAt) {
+  const value = JSON.parse(text);
   if (value !== null && typeof value === "object") {
     Object.defineProperty(value, "source", { value: source, enumerable: false, configurable: true });
     Object.defineProperty(value, "stale", { value: stale, enumerable: false, configurable: true });
+    Object.defineProperty(value, "cachedAt", { value: cachedAt, enumerable: false, configurable: true });
   }
   return value;
 }

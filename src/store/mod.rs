@@ -4,8 +4,10 @@
 //! - A document is kept as its JSON text: for [`DocumentStore::put_json`],
 //!   the list text itself (each document a range of it, never re-encoded).
 //!   Only the page a query returns is parsed again.
-//! - A write with a lower `meta.revision` never replaces a higher one (both
-//!   must be numbers for the rule to apply; an equal revision replaces).
+//! - A write with a lower `meta.revision` never replaces a higher one (a
+//!   document without a numeric revision counts as lower than one with; an
+//!   equal revision replaces, unless the stored document was fetched with a
+//!   wider selection).
 //! - Each query's sort keys get an **index**: the values of its keys read
 //!   once per document (columns), and the documents in sorted order (a
 //!   permutation). Every write updates the indexes it touches before it
@@ -43,7 +45,7 @@ use std::rc::Rc;
 use serde_json::Value;
 
 use crate::engine::apply::{page_bounds, write_page_meta};
-use crate::engine::list::{frame, probe, Shape};
+use crate::engine::list::{envelope_total, frame, probe, Shape};
 use crate::engine::order::sort_key_at;
 use crate::engine::select::{write_document, Plan};
 use crate::engine::sort::{compare_keys, document_keys, effective_keys, is_id, SortKey};
@@ -84,6 +86,10 @@ struct Slot {
     text: Text,
     /// The insertion position: the final tie-break (stability).
     seq: u64,
+    /// The selection the document was fetched with (`None`: whole).
+    selection: Option<Rc<Selection>>,
+    /// When it was received (Unix ms; 0 when unknown).
+    fetched_at: f64,
 }
 
 #[derive(Debug)]
@@ -96,12 +102,48 @@ struct Index {
 }
 
 /// A document read from a write, before it is stored.
+#[derive(Debug)]
 struct Incoming {
     id: Vec<u8>,
     revision: Option<Box<[u8]>>,
     content_type: Option<String>,
     text: Text,
     values: Vec<SortKey>,
+    selection: Option<Rc<Selection>>,
+    fetched_at: f64,
+}
+
+/// Documents read from a text by [`DocumentStore::prepare`], ready to be
+/// committed once the text is safely stored elsewhere.
+#[derive(Debug)]
+pub struct Batch {
+    incoming: Vec<Incoming>,
+    /// `meta.total` of a list envelope's text.
+    total: Option<u64>,
+    /// The store's column layout the sort values were read for.
+    columns: u64,
+}
+
+impl Batch {
+    /// The decoded `meta.id` of each document, in order.
+    pub fn ids(&self) -> impl Iterator<Item = &[u8]> {
+        self.incoming.iter().map(|document| document.id.as_slice())
+    }
+
+    /// `meta.total` of the list envelope the batch was read from.
+    pub fn total(&self) -> Option<u64> {
+        self.total
+    }
+
+    /// How many documents the batch holds.
+    pub fn len(&self) -> usize {
+        self.incoming.len()
+    }
+
+    /// Whether the batch holds no document.
+    pub fn is_empty(&self) -> bool {
+        self.incoming.is_empty()
+    }
 }
 
 /// Where a write came from, for its error codes.
@@ -154,6 +196,14 @@ pub struct DocumentStore {
     clock: u64,
     live_bytes: usize,
     buffer_bytes: usize,
+    /// Changes whenever `column_keys` does.
+    columns_version: u64,
+    /// How many stored documents were fetched with each selection (by its
+    /// canonical form; `None`: whole documents).
+    selections: HashMap<Option<String>, (Option<Rc<Selection>>, usize)>,
+    /// Whether texts may be copied together when most of them are dead
+    /// (off for the offline cache, which tracks its texts itself).
+    fixed_buffers: bool,
 }
 
 impl DocumentStore {
@@ -207,16 +257,134 @@ impl DocumentStore {
 
     fn put_text(&mut self, text: String, origin: Origin) -> Result<usize> {
         let buffer = Rc::new(text);
-        let incoming = self.read_text(&buffer, origin)?;
+        let (incoming, _) = self.read_text(&buffer, origin, None, 0.0)?;
         Ok(self.commit(incoming))
+    }
+
+    /// Reads the documents of a response text (as [`put_json`](Self::put_json)
+    /// does, `decode` errors) without storing them: `selection` is what they
+    /// were fetched with (`None`: whole), `fetched_at` when (Unix ms).
+    pub fn prepare(
+        &self,
+        text: &Rc<String>,
+        selection: Option<Rc<Selection>>,
+        fetched_at: f64,
+    ) -> Result<Batch> {
+        let (incoming, total) = self.read_text(text, Origin::Text, selection, fetched_at)?;
+        Ok(Batch {
+            incoming,
+            total,
+            columns: self.columns_version,
+        })
+    }
+
+    /// Whether a document of `batch` has a lower `meta.revision` than the
+    /// stored one (a late, stale response).
+    pub fn is_stale(&self, batch: &Batch) -> bool {
+        batch.incoming.iter().any(|document| {
+            self.by_id
+                .get(document.id.as_slice())
+                .and_then(|slot| self.slots.get(*slot as usize)?.as_ref())
+                .is_some_and(|stored| document.revision < stored.revision)
+        })
+    }
+
+    /// Stores a prepared batch under the write rule; returns how many
+    /// documents were written.
+    pub fn commit_batch(&mut self, mut batch: Batch) -> usize {
+        if batch.columns != self.columns_version {
+            // Indexes changed since it was read: read its sort values again.
+            for document in &mut batch.incoming {
+                let text = document.text.as_str();
+                document.values = document_keys(text.as_bytes(), 0..text.len(), &self.column_keys)
+                    .unwrap_or_else(|_| vec![None; self.column_keys.len()]);
+            }
+        }
+        self.commit(batch.incoming)
+    }
+
+    /// The stored document `id` (decoded bytes): its text, the selection it
+    /// was fetched with (`None`: whole) and when it was received.
+    pub fn entry(&self, id: &[u8]) -> Option<(&str, Option<&Selection>, f64)> {
+        let stored = self.slots.get(*self.by_id.get(id)? as usize)?.as_ref()?;
+        Some((
+            stored.text.as_str(),
+            stored.selection.as_deref(),
+            stored.fetched_at,
+        ))
+    }
+
+    /// Keeps every document in the text it arrived in: no compaction (the
+    /// offline cache tracks which texts are still in use).
+    pub fn keep_buffers(&mut self) {
+        self.fixed_buffers = true;
+    }
+
+    /// Each stored document's id and the text it is a range of.
+    pub fn documents(&self) -> impl Iterator<Item = (&[u8], *const String)> {
+        self.slots
+            .iter()
+            .flatten()
+            .map(|stored| (stored.id.as_ref(), Rc::as_ptr(&stored.text.buffer)))
+    }
+
+    /// The texts that stored documents are ranges of.
+    pub fn buffers(&self) -> std::collections::HashSet<*const String> {
+        self.slots
+            .iter()
+            .flatten()
+            .map(|stored| Rc::as_ptr(&stored.text.buffer))
+            .collect()
+    }
+
+    /// The distinct selections the stored documents were fetched with
+    /// (`None`: whole documents).
+    pub fn selections(&self) -> impl Iterator<Item = Option<&Selection>> {
+        self.selections
+            .values()
+            .filter(|(_, count)| *count > 0)
+            .map(|(selection, _)| selection.as_deref())
+    }
+
+    fn count_selection(&mut self, selection: &Option<Rc<Selection>>, delta: isize) {
+        let key = selection.as_ref().map(|selection| selection.to_string());
+        let entry = self
+            .selections
+            .entry(key)
+            .or_insert_with(|| (selection.clone(), 0));
+        entry.1 = entry.1.saturating_add_signed(delta);
+        if entry.1 == 0 {
+            let key = selection.as_ref().map(|selection| selection.to_string());
+            self.selections.remove(&key);
+        }
+    }
+
+    /// Whether a document `id` (decoded bytes) is stored.
+    pub fn contains(&self, id: &[u8]) -> bool {
+        self.by_id.contains_key(id)
     }
 
     /// Reads the documents of a list text, each probed: only what the store
     /// keeps (id, revision, content type, indexed sort keys) is read.
-    fn read_text(&self, buffer: &Rc<String>, origin: Origin) -> Result<Vec<Incoming>> {
+    fn read_text(
+        &self,
+        buffer: &Rc<String>,
+        origin: Origin,
+        selection: Option<Rc<Selection>>,
+        fetched_at: f64,
+    ) -> Result<(Vec<Incoming>, Option<u64>)> {
         let syntax = |error: Syntax| origin.error(format!("invalid JSON: {error}"), buffer);
+        let mut total = None;
         let documents: Vec<Range<usize>> = match frame(buffer).map_err(syntax)? {
-            Shape::Array(documents) | Shape::Envelope { documents, .. } => documents,
+            Shape::Array(documents) => documents,
+            Shape::Envelope { documents, entries } => {
+                total = entries
+                    .iter()
+                    .rev()
+                    .find(|entry| entry.name == b"meta")
+                    .and_then(|meta| envelope_total(buffer.as_bytes(), meta.value.start));
+                documents
+            }
             Shape::Object => {
                 let bytes = buffer.as_bytes();
                 let start = json::skip_space(bytes, 0);
@@ -309,9 +477,11 @@ impl DocumentStore {
                     end: range.end,
                 },
                 values,
+                selection: selection.clone(),
+                fetched_at,
             });
         }
-        Ok(incoming)
+        Ok((incoming, total))
     }
 
     /// Stores read documents (revision rule) and updates the indexes.
@@ -344,11 +514,12 @@ impl DocumentStore {
         let slot = match self.by_id.get(document.id.as_slice()).copied() {
             Some(slot) => {
                 let stored = self.slots.get_mut(slot as usize)?.as_mut()?;
-                if let (Some(new), Some(old)) = (&document.revision, &stored.revision) {
-                    if new < old {
-                        return None;
-                    }
+                if !replaces(stored, &document) {
+                    return None;
                 }
+                let old_selection =
+                    std::mem::replace(&mut stored.selection, document.selection.clone());
+                stored.fetched_at = document.fetched_at;
                 let old_type = std::mem::replace(&mut stored.content_type, content_type.clone());
                 stored.revision = document.revision;
                 self.live_bytes = self.live_bytes + document.text.len() - stored.text.len();
@@ -356,6 +527,8 @@ impl DocumentStore {
                 if let Some(old_type) = old_type {
                     self.uncount(&old_type);
                 }
+                self.count_selection(&old_selection, -1);
+                self.count_selection(&document.selection, 1);
                 slot
             }
             None => {
@@ -363,12 +536,15 @@ impl DocumentStore {
                 let seq = self.next_seq;
                 self.next_seq += 1;
                 self.live_bytes += document.text.len();
+                self.count_selection(&document.selection, 1);
                 let stored = Slot {
                     id: Rc::clone(&id),
                     revision: document.revision,
                     content_type: content_type.clone(),
                     text: document.text,
                     seq,
+                    selection: document.selection,
+                    fetched_at: document.fetched_at,
                 };
                 let slot = match self.free.pop() {
                     Some(slot) => {
@@ -397,6 +573,38 @@ impl DocumentStore {
                 *place = value;
             }
         }
+        Some(slot)
+    }
+
+    /// Removes the documents `ids` (decoded bytes); how many there were.
+    pub fn remove_ids<'a>(&mut self, ids: impl IntoIterator<Item = &'a [u8]>) -> usize {
+        let mut removed = Vec::new();
+        for id in ids {
+            if let Some(slot) = self.unlink(id) {
+                removed.push(slot);
+            }
+        }
+        let count = removed.len();
+        self.reindex(removed);
+        count
+    }
+
+    /// Takes a document out of the slots (the indexes are left to the caller).
+    fn unlink(&mut self, id: &[u8]) -> Option<u32> {
+        let slot = self.by_id.remove(id)?;
+        if let Some(stored) = self.slots.get_mut(slot as usize).and_then(Option::take) {
+            self.live_bytes -= stored.text.len();
+            if let Some(content_type) = &stored.content_type {
+                self.uncount(content_type);
+            }
+            self.count_selection(&stored.selection, -1);
+        }
+        for column in &mut self.columns {
+            if let Some(place) = column.get_mut(slot as usize) {
+                *place = None;
+            }
+        }
+        self.free.push(slot);
         Some(slot)
     }
 
@@ -429,23 +637,7 @@ impl DocumentStore {
 
     /// Removes the document stored under `id`; whether there was one.
     pub fn delete(&mut self, id: &str) -> bool {
-        let Some(slot) = self.by_id.remove(id.as_bytes()) else {
-            return false;
-        };
-        if let Some(stored) = self.slots.get_mut(slot as usize).and_then(Option::take) {
-            self.live_bytes -= stored.text.len();
-            if let Some(content_type) = &stored.content_type {
-                self.uncount(content_type);
-            }
-        }
-        for column in &mut self.columns {
-            if let Some(place) = column.get_mut(slot as usize) {
-                *place = None;
-            }
-        }
-        self.free.push(slot);
-        self.reindex(vec![slot]);
-        true
+        self.remove_ids([id.as_bytes()]) == 1
     }
 
     /// Removes every document. The indexes' definitions stay (empty), so
@@ -463,6 +655,7 @@ impl DocumentStore {
         }
         self.live_bytes = 0;
         self.buffer_bytes = 0;
+        self.selections.clear();
     }
 
     fn column_of(&self, key: &FieldKey) -> Option<usize> {
@@ -557,6 +750,9 @@ impl DocumentStore {
     /// Copies the live documents into one buffer when most kept text
     /// belongs to replaced or deleted documents.
     fn compact_if_sparse(&mut self) {
+        if self.fixed_buffers {
+            return;
+        }
         if self.buffer_bytes <= 2 * self.live_bytes + (1 << 20) {
             return;
         }
@@ -624,6 +820,7 @@ impl DocumentStore {
                 }
             }
             self.column_keys.extend(missing);
+            self.columns_version += 1;
             self.columns.extend(columns);
         }
         let columns = self.key_columns(&keys);
@@ -669,6 +866,7 @@ impl DocumentStore {
             } else {
                 self.column_keys.remove(position);
                 self.columns.remove(position);
+                self.columns_version += 1;
             }
         }
     }
@@ -679,11 +877,35 @@ impl DocumentStore {
     /// service's page of 25), then its selection. With `content_type`,
     /// only documents whose `meta.contentType` equals it count.
     pub fn query_json(&mut self, query: &Query, content_type: Option<&str>) -> Result<String> {
-        let position = self.index_for(query.sorting())?;
         let total = match content_type {
             Some(name) => self.content_types.get(name).copied().unwrap_or(0),
             None => self.by_id.len(),
         };
+        let keep = |stored: &Slot| match content_type {
+            Some(name) => stored.content_type.as_deref() == Some(name),
+            None => true,
+        };
+        self.answer(query, total, &keep)
+    }
+
+    /// [`query_json`](Self::query_json) over the documents whose ids
+    /// `member` accepts, `total` of them.
+    pub fn query_members(
+        &mut self,
+        query: &Query,
+        member: &dyn Fn(&[u8]) -> bool,
+        total: usize,
+    ) -> Result<String> {
+        self.answer(query, total, &|stored: &Slot| member(&stored.id))
+    }
+
+    fn answer(
+        &mut self,
+        query: &Query,
+        total: usize,
+        keep: &dyn Fn(&Slot) -> bool,
+    ) -> Result<String> {
+        let position = self.index_for(query.sorting())?;
         let (offset, count) = page_bounds(query, total);
         let order = match self.indexes.get(position) {
             Some(index) => &index.order,
@@ -692,10 +914,7 @@ impl DocumentStore {
         let page = order
             .iter()
             .filter_map(|slot| self.slots.get(*slot as usize).and_then(Option::as_ref))
-            .filter(|stored| match content_type {
-                Some(name) => stored.content_type.as_deref() == Some(name),
-                None => true,
-            })
+            .filter(|stored| keep(stored))
             .skip(offset)
             .take(count);
         let plan = Plan::compile(query.selection().unwrap_or(&Selection::All))?;
@@ -734,5 +953,20 @@ impl DocumentStore {
             .iter()
             .map(|stored| String::from_utf8_lossy(&stored.id).into_owned())
             .collect()
+    }
+}
+
+/// The write rule: a lower `meta.revision` never replaces a higher one (a
+/// document without a revision counts as lower than one with); on the same
+/// revision, a document fetched with a narrower selection does not replace
+/// one that holds more.
+fn replaces(stored: &Slot, incoming: &Incoming) -> bool {
+    match incoming.revision.cmp(&stored.revision) {
+        Ordering::Less => false,
+        Ordering::Greater => true,
+        Ordering::Equal => {
+            let (old, new) = (stored.selection.as_deref(), incoming.selection.as_deref());
+            !Selection::covers(old, new) || Selection::covers(new, old)
+        }
     }
 }

@@ -1,6 +1,6 @@
 //! The offline cache at the boundary: the storage adapter (IndexedDB,
-//! memory, or the caller's), the cache policy around each request, and
-//! `client.cache`.
+//! memory, or the caller's) and `client.cache`. What to store, what to
+//! answer and when are decided by [`crate::cache`]; this performs it.
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -11,6 +11,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
 use super::convert::{describe, property};
+use crate::cache::policy::{Cached, Policy, Settings};
 use crate::cache::{Answer, Cache, Change};
 use crate::error::{Error, Result};
 
@@ -20,8 +21,12 @@ extern "C" {
     fn make_storage(kind: &JsValue, name: &str) -> JsValue;
     #[wasm_bindgen(js_name = hasIndexedDb)]
     fn has_indexed_db() -> bool;
-    #[wasm_bindgen(js_name = markSource)]
-    fn mark_source_js(value: &JsValue, source: &str, stale: bool) -> JsValue;
+    #[wasm_bindgen(js_name = isOnline)]
+    fn is_online() -> bool;
+    #[wasm_bindgen(js_name = sessionId)]
+    fn session_id() -> String;
+    #[wasm_bindgen(js_name = readEntries)]
+    fn read_entries(entries: &JsValue) -> JsValue;
 }
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -54,8 +59,10 @@ export interface CacheOptions {
    */
   storage?: "indexeddb" | "memory" | CacheStorage;
   /**
-   * - `network-first`: ask the service; answer from the cache only when the
-   *   network fails (a network error, a timeout, 429 or 5xx), marked `stale`.
+   * - `network-first`: ask the service; answer from the cache when the
+   *   network fails (a network error, a timeout, 429 or 5xx: at once, without
+   *   retrying an unreachable network), when the runtime is offline, or when
+   *   `networkTimeoutMs` passes first; marked `stale`.
    * - `cache-first`: answer from the cache when it can (and the answer is
    *   younger than `maxAgeMs`), else ask the service.
    * - `stale-while-revalidate`: answer from the cache when it can, and
@@ -70,28 +77,27 @@ export interface CacheOptions {
    * @defaultValue no limit
    */
   maxAgeMs?: number;
+  /**
+   * `network-first`: answer from the cache (marked `stale`) when the service
+   * has not answered after this long; the request goes on and updates the cache.
+   * @defaultValue no limit
+   */
+  networkTimeoutMs?: number;
+  /**
+   * The most bytes of response text the cache keeps; beyond it the least
+   * recently used lists (then single responses) are evicted whole.
+   * @defaultValue no limit
+   */
+  maxBytes?: number;
 }
 "#;
-
-/// When to answer from the cache.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Policy {
-    /// The network, then the cache if the network fails.
-    NetworkFirst,
-    /// The cache if it can answer (and is fresh), else the network.
-    CacheFirst,
-    /// The cache if it can answer, refreshed in the background.
-    StaleWhileRevalidate,
-    /// The cache only.
-    CacheOnly,
-}
 
 /// The cache of one client, with its storage.
 pub struct OfflineCache {
     state: RefCell<Cache>,
     storage: JsValue,
-    /// The policy.
-    pub policy: Policy,
+    /// What decides between cache and network.
+    pub settings: Settings,
     max_age_ms: Option<f64>,
     on_error: Option<Function>,
     loaded: Cell<bool>,
@@ -128,8 +134,23 @@ async fn call(storage: &JsValue, method: &str, args: &Array) -> Result<JsValue> 
         .map_err(storage_error)
 }
 
+fn optional_ms(options: &JsValue, key: &str) -> Result<Option<f64>> {
+    let value = property(options, key);
+    if value.is_undefined() {
+        return Ok(None);
+    }
+    match value.as_f64() {
+        Some(ms) if ms >= 0.0 && ms.is_finite() => Ok(Some(ms)),
+        _ => Err(Error::invalid_argument(format!(
+            "cache.{key} must be a number >= 0, got {}",
+            describe(&value)
+        ))),
+    }
+}
+
 impl OfflineCache {
-    /// Reads the `cache` option (`true` or `{ storage, policy, maxAgeMs }`).
+    /// Reads the `cache` option (`true` or `{ storage, policy, maxAgeMs,
+    /// networkTimeoutMs, maxBytes }`).
     pub fn from_options(
         options: &JsValue,
         name: &str,
@@ -146,23 +167,24 @@ impl OfflineCache {
         };
         if !options.is_object() {
             return Err(Error::invalid_argument(format!(
-                "cache must be true or {{ storage?, policy?, maxAgeMs? }}, got {}",
+                "cache must be true or {{ storage?, policy?, maxAgeMs?, networkTimeoutMs?, maxBytes? }}, got {}",
                 describe(options)
             )));
         }
         let policy_value = property(options, "policy");
-        let policy = match policy_value.as_string().as_deref() {
-            _ if policy_value.is_undefined() => Policy::NetworkFirst,
-            Some("network-first") => Policy::NetworkFirst,
-            Some("cache-first") => Policy::CacheFirst,
-            Some("stale-while-revalidate") => Policy::StaleWhileRevalidate,
-            Some("cache-only") => Policy::CacheOnly,
-            _ => {
-                return Err(Error::invalid_argument(format!(
-                    "invalid cache policy {}: expected \"network-first\", \"cache-first\", \"stale-while-revalidate\" or \"cache-only\"",
-                    describe(&policy_value)
-                )))
-            }
+        let policy = if policy_value.is_undefined() {
+            Policy::NetworkFirst
+        } else {
+            policy_value
+                .as_string()
+                .as_deref()
+                .and_then(Policy::parse)
+                .ok_or_else(|| {
+                    Error::invalid_argument(format!(
+                        "invalid cache policy {}: expected \"network-first\", \"cache-first\", \"stale-while-revalidate\" or \"cache-only\"",
+                        describe(&policy_value)
+                    ))
+                })?
         };
         let kind = property(options, "storage");
         let kind = if kind.is_undefined() {
@@ -192,25 +214,17 @@ impl OfflineCache {
                 describe(&kind)
             )));
         }
-        let max_age = property(options, "maxAgeMs");
-        let max_age_ms = if max_age.is_undefined() {
-            None
-        } else {
-            match max_age.as_f64() {
-                Some(ms) if ms >= 0.0 => Some(ms),
-                _ => {
-                    return Err(Error::invalid_argument(format!(
-                        "cache.maxAgeMs must be a number >= 0, got {}",
-                        describe(&max_age)
-                    )))
-                }
-            }
-        };
-        Ok(Some(OfflineCache {
-            state: RefCell::new(Cache::new()),
-            storage: make_storage(&kind, name),
+        let settings = Settings {
             policy,
-            max_age_ms,
+            network_timeout_ms: optional_ms(options, "networkTimeoutMs")?.map(|ms| ms as u64),
+        };
+        let mut state = Cache::new(&session_id());
+        state.set_max_bytes(optional_ms(options, "maxBytes")?.map(|bytes| bytes as usize));
+        Ok(Some(OfflineCache {
+            state: RefCell::new(state),
+            storage: make_storage(&kind, name),
+            settings,
+            max_age_ms: optional_ms(options, "maxAgeMs")?,
             on_error,
             loaded: Cell::new(false),
             loading: RefCell::new(None),
@@ -229,7 +243,8 @@ impl OfflineCache {
         }
     }
 
-    /// Loads the stored entries once; corrupt ones are skipped and reported.
+    /// Loads the stored entries once; corrupt ones are skipped and reported,
+    /// entries of an older schema removed.
     pub async fn ready(self: &Rc<Self>) {
         if self.loaded.get() {
             return;
@@ -241,28 +256,7 @@ impl OfflineCache {
                 let this = self.clone();
                 let promise = wasm_bindgen_futures::future_to_promise(async move {
                     match call(&this.storage, "load", &Array::new()).await {
-                        Ok(entries) => {
-                            let mut state = this.state.borrow_mut();
-                            for entry in Array::from(&entries).iter() {
-                                let pair = Array::from(&entry);
-                                let (key, text) =
-                                    (pair.get(0).as_string(), pair.get(1).as_string());
-                                let result = match (key, text) {
-                                    (Some(key), Some(text)) => state.load(&key, &text),
-                                    _ => Err(Error::Decode {
-                                        message:
-                                            "skipped a cache entry that is not a [key, text] pair"
-                                                .into(),
-                                        excerpt: describe(&entry),
-                                    }),
-                                };
-                                if let Err(error) = result {
-                                    drop(state);
-                                    this.report(error);
-                                    state = this.state.borrow_mut();
-                                }
-                            }
-                        }
+                        Ok(entries) => this.load(&entries).await,
                         Err(error) => this.report(error),
                     }
                     this.loaded.set(true);
@@ -275,28 +269,59 @@ impl OfflineCache {
         let _ = JsFuture::from(promise).await;
     }
 
+    async fn load(&self, entries: &JsValue) {
+        // [[key, text], ...], with what is not such a pair reported.
+        let read = read_entries(entries);
+        let pairs = Array::from(&property(&read, "pairs"));
+        let bad = property(&read, "bad").as_f64().unwrap_or(0.0);
+        if bad > 0.0 {
+            self.report(Error::Decode {
+                message: format!("skipped {bad} cache entries that are not [key, text] pairs"),
+                excerpt: String::new(),
+            });
+        }
+        let entries: Vec<(String, String)> = pairs
+            .iter()
+            .filter_map(|pair| {
+                let pair = Array::from(&pair);
+                Some((pair.get(0).as_string()?, pair.get(1).as_string()?))
+            })
+            .collect();
+        let (errors, stale) = self.state.borrow_mut().load(entries);
+        for error in errors {
+            self.report(error);
+        }
+        if !stale.is_empty() {
+            let deletes: Array = stale.iter().map(|key| JsValue::from_str(key)).collect();
+            if let Err(error) =
+                call(&self.storage, "write", &Array::of2(&Array::new(), &deletes)).await
+            {
+                self.report(error);
+            }
+        }
+    }
+
     /// Plans a change against the current state (after earlier writes),
-    /// writes it, and applies it to memory only if the write succeeded.
-    pub async fn record(self: &Rc<Self>, plan: impl FnOnce(&Cache) -> Change) -> Result<()> {
+    /// writes it, and applies it to memory only if the write succeeded; then
+    /// collects what no longer needs keeping. Failures are reported.
+    pub async fn record(
+        self: &Rc<Self>,
+        plan: impl FnOnce(&mut Cache) -> Result<Change>,
+    ) -> Result<()> {
         self.ready().await;
         let mut release: Option<Function> = None;
         let done = Promise::new(&mut |resolve, _| release = Some(resolve));
         let previous = self.tail.replace(done);
         let _ = JsFuture::from(previous).await;
-        let change = plan(&self.state.borrow());
-        let result = if change.is_empty() {
-            Ok(())
-        } else {
-            let puts = Array::new();
-            for (key, text) in change.writes() {
-                puts.push(&Array::of2(&key.into(), &text.into()));
-            }
-            let written = call(&self.storage, "write", &Array::of2(&puts, &Array::new())).await;
-            if written.is_ok() {
-                self.state.borrow_mut().apply(change);
-            }
-            written.map(drop)
+        let planned = plan(&mut self.state.borrow_mut());
+        let mut result = match planned {
+            Ok(change) => self.write(change).await,
+            Err(error) => Err(error),
         };
+        if result.is_ok() {
+            let collect = self.state.borrow().plan_collect();
+            result = self.write(collect).await;
+        }
         if let Some(release) = release {
             let _ = release.call0(&JsValue::UNDEFINED);
         }
@@ -306,20 +331,50 @@ impl OfflineCache {
         result
     }
 
-    /// Runs `answer` on the loaded state.
-    pub async fn answer(
-        self: &Rc<Self>,
-        answer: impl FnOnce(&Cache) -> Result<Answer>,
-    ) -> Result<Answer> {
-        self.ready().await;
-        let state = self.state.borrow();
-        answer(&state)
+    async fn write(&self, change: Change) -> Result<()> {
+        if !change.is_empty() {
+            let puts: Array = change
+                .puts()
+                .iter()
+                .map(|(key, text)| JsValue::from(Array::of2(&key.into(), &text.into())))
+                .collect();
+            let deletes: Array = change
+                .deletes()
+                .iter()
+                .map(|key| JsValue::from_str(key))
+                .collect();
+            call(&self.storage, "write", &Array::of2(&puts, &deletes)).await?;
+        }
+        self.state.borrow_mut().apply(change);
+        Ok(())
     }
 
-    /// Whether an answer fetched at `fetched_at` is older than `maxAgeMs`.
-    pub fn is_old(&self, answer: &Answer) -> bool {
-        self.max_age_ms
-            .is_some_and(|max| js_sys::Date::now() - answer.fetched_at > max)
+    /// What the cache can answer, for the policy, and the answer.
+    pub async fn lookup(
+        self: &Rc<Self>,
+        answer: impl FnOnce(&mut Cache) -> Result<Answer>,
+    ) -> (Cached, Option<Answer>) {
+        self.ready().await;
+        let result = answer(&mut self.state.borrow_mut());
+        match result {
+            Ok(answer) => {
+                let age_ms = (js_sys::Date::now() - answer.fetched_at).max(0.0);
+                let old = self.max_age_ms.is_some_and(|max| age_ms > max);
+                let cached = if old {
+                    Cached::Old { age_ms }
+                } else {
+                    Cached::Fresh { age_ms }
+                };
+                (cached, Some(answer))
+            }
+            Err(error) => (Cached::Nothing(error), None),
+        }
+    }
+
+    /// Whether the runtime says it is online (`navigator.onLine`; `true`
+    /// where there is no such flag, as in Node).
+    pub fn online(&self) -> bool {
+        is_online()
     }
 
     /// Empties memory and storage.
@@ -334,6 +389,11 @@ impl OfflineCache {
     pub fn size(&self) -> usize {
         self.state.borrow().size()
     }
+
+    /// The bytes of response text kept.
+    pub fn bytes(&self) -> usize {
+        self.state.borrow().bytes()
+    }
 }
 
 fn web_log(value: &JsValue) {
@@ -342,21 +402,6 @@ fn web_log(value: &JsValue) {
     {
         let _ = warn.call2(&console, &"content-repo cache:".into(), value);
     }
-}
-
-/// Whether a failed request may be answered from the cache under
-/// `network-first`: the network failed, not the request.
-pub fn is_network_failure(error: &Error) -> bool {
-    match error {
-        Error::Network { .. } | Error::Timeout { .. } => true,
-        Error::Http { status, .. } => *status == 429 || *status >= 500,
-        _ => false,
-    }
-}
-
-/// Marks a plain result with its non-enumerable `source` and `stale`.
-pub fn mark_source(value: &JsValue, source: &str, stale: bool) -> JsValue {
-    mark_source_js(value, source, stale)
 }
 
 /// `client.cache`: the cache of a client.
@@ -398,21 +443,21 @@ impl JsClientCache {
         })
     }
 
-    /// How many documents are cached (after `ready()`).
+    /// How many documents are cached (after `ready()`), over every variant.
     #[wasm_bindgen(getter)]
     pub fn size(&self) -> u32 {
-        self.cache.size() as u32
+        u32::try_from(self.cache.size()).unwrap_or(u32::MAX)
+    }
+
+    /// The bytes of response text kept (after `ready()`).
+    #[wasm_bindgen(getter)]
+    pub fn bytes(&self) -> f64 {
+        self.cache.bytes() as f64
     }
 
     /// The policy in use.
     #[wasm_bindgen(getter, unchecked_return_type = "CachePolicy")]
     pub fn policy(&self) -> String {
-        match self.cache.policy {
-            Policy::NetworkFirst => "network-first",
-            Policy::CacheFirst => "cache-first",
-            Policy::StaleWhileRevalidate => "stale-while-revalidate",
-            Policy::CacheOnly => "cache-only",
-        }
-        .into()
+        self.cache.settings.policy.name().into()
     }
 }

@@ -5,22 +5,29 @@ use std::future::Future;
 use std::rc::Rc;
 
 use js_sys::{Function, Promise};
-use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::future_to_promise;
+use wasm_bindgen_futures::{future_to_promise, JsFuture};
 use web_sys::AbortSignal;
 
-use super::cache::{is_network_failure, mark_source, JsClientCache, OfflineCache, Policy};
-use super::convert::{describe, integer, optional_string, property, string, to_plain};
-use super::fetch::{get, Transport};
-use crate::cache::Answer;
+use super::cache::{JsClientCache, OfflineCache};
+use super::convert::{describe, integer, optional_string, property, string};
+use super::fetch::{get, sleep_promise, Transport};
+use crate::cache::policy::{Machine, Step};
+use crate::cache::{Answer, Kind};
+use crate::engine::list::{frame, Shape};
 use crate::error::{Error, Result};
-use crate::http::response::{next_offset, Expect};
+use crate::http::response::{check, next_offset, Expect, Facts};
 use crate::http::retry::RetryPolicy;
 use crate::http::ClientConfig;
 use crate::query::url::Endpoint;
-use crate::query::Query;
+use crate::query::{Includes, Query};
+
+#[wasm_bindgen(module = "/src/js/storage.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = markSource)]
+    fn mark_source(text: &str, source: &str, stale: bool, cached_at: JsValue) -> JsValue;
+}
 
 /// Decodes a query argument: a `Query`, a query string, or nothing.
 ///
@@ -114,6 +121,29 @@ export interface PageOptions extends RequestOptions {
   maxPages?: number;
 }
 
+/** Options of `prefetch`. */
+export interface PrefetchOptions extends RequestOptions {
+  /**
+   * The variant to fetch (its `locale`, `embedAssets`, `includes`); other
+   * parameters are ignored: whole documents are fetched.
+   * @defaultValue the default variant
+   */
+  query?: Query | string;
+  /** Called after each page with what was loaded so far. */
+  onProgress?: (progress: { loaded: number; total: number }) => void;
+  /**
+   * Documents per request (1 to 1000).
+   * @defaultValue `1000`
+   */
+  pageSize?: number;
+  /**
+   * The most pages it fetches; if the list has more, it rejects with
+   * `invalid_argument` and records nothing as complete.
+   * @defaultValue `200`
+   */
+  maxPages?: number;
+}
+
 /** The repository info (`GET /v1/{repo}`): the service's object as it is. */
 export type RepositoryInfo = Record<string, unknown>;
 
@@ -174,6 +204,8 @@ pub fn endpoint(value: &JsValue) -> Result<Endpoint> {
 const DEFAULT_PAGE_LIMIT: u32 = 100;
 /// The default ceiling of `all`.
 const DEFAULT_MAX_PAGES: u64 = 100;
+/// The default ceiling of `prefetch` (200,000 documents in pages of 1000).
+const DEFAULT_PREFETCH_PAGES: u64 = 200;
 
 /// A client of one repository of the Content Repository Read API: typed
 /// methods for every endpoint, each returning a promise, with timeouts,
@@ -226,12 +258,25 @@ fn optional_integer(options: &JsValue, key: &str, min: u64, max: u64, default: u
     integer(&value, key, min, max)
 }
 
+fn optional_function(options: &JsValue, key: &str) -> Result<Option<Function>> {
+    let value = property(options, key);
+    if value.is_undefined() || value.is_null() {
+        return Ok(None);
+    }
+    value.dyn_into::<Function>().map(Some).map_err(|other| {
+        Error::invalid_argument(format!(
+            "{key} must be a function, got {}",
+            describe(&other)
+        ))
+    })
+}
+
 /// Whether an endpoint can answer with a list.
 fn check_list(endpoint: &Endpoint) -> Result<()> {
     match endpoint {
         Endpoint::Documents | Endpoint::Collection(_) | Endpoint::Raw(_) => Ok(()),
         other => Err(Error::invalid_argument(format!(
-            "pages and all need a list endpoint (documents or a collection), got {other:?}"
+            "pages, all and prefetch need a list endpoint (documents or a collection), got {other:?}"
         ))),
     }
 }
@@ -268,14 +313,13 @@ impl JsClient {
     fn list_state(
         &self,
         endpoint: &JsValue,
-        query: &JsValue,
+        query: Query,
         options: &JsValue,
+        limit: u32,
     ) -> Result<PageState> {
         let endpoint = self::endpoint(endpoint)?;
         check_list(&endpoint)?;
-        let query = query_arg(query)?.unwrap_or_default();
         let signal = signal_option(options)?;
-        let limit = query.get_limit().unwrap_or(DEFAULT_PAGE_LIMIT);
         let offset = query.get_offset().unwrap_or(0);
         Ok(PageState {
             transport: self.transport.clone(),
@@ -287,6 +331,17 @@ impl JsClient {
             refresh: false,
             signal,
         })
+    }
+
+    fn page_state(
+        &self,
+        endpoint: &JsValue,
+        query: &JsValue,
+        options: &JsValue,
+    ) -> Result<PageState> {
+        let query = query_arg(query)?.unwrap_or_default();
+        let limit = query.get_limit().unwrap_or(DEFAULT_PAGE_LIMIT);
+        self.list_state(endpoint, query, options, limit)
     }
 }
 
@@ -333,28 +388,8 @@ impl JsClient {
             )?,
         };
         let timeout_ms = optional_integer(&options, "timeoutMs", 0, 2_147_483_647, 30_000)?;
-        let fetch = property(&options, "fetch");
-        let fetch = if fetch.is_undefined() || fetch.is_null() {
-            None
-        } else {
-            Some(fetch.dyn_into::<Function>().map_err(|other| {
-                Error::invalid_argument(format!(
-                    "fetch must be a function, got {}",
-                    describe(&other)
-                ))
-            })?)
-        };
-        let on_error = property(&options, "onCacheError");
-        let on_error = if on_error.is_undefined() || on_error.is_null() {
-            None
-        } else {
-            Some(on_error.dyn_into::<Function>().map_err(|other| {
-                Error::invalid_argument(format!(
-                    "onCacheError must be a function, got {}",
-                    describe(&other)
-                ))
-            })?)
-        };
+        let fetch = optional_function(&options, "fetch")?;
+        let on_error = optional_function(&options, "onCacheError")?;
         let name = format!(
             "content-repo:{}/v1/{}",
             config.base_url(),
@@ -475,7 +510,7 @@ impl JsClient {
         #[wasm_bindgen(unchecked_param_type = "Query | string | null | undefined")] query: JsValue,
         #[wasm_bindgen(unchecked_param_type = "PageOptions | undefined")] options: JsValue,
     ) -> Result<JsPages, JsValue> {
-        let state = self.list_state(&endpoint, &query, &options)?;
+        let state = self.page_state(&endpoint, &query, &options)?;
         Ok(JsPages {
             state: Rc::new(RefCell::new(state)),
         })
@@ -492,23 +527,32 @@ impl JsClient {
         #[wasm_bindgen(unchecked_param_type = "PageOptions | undefined")] options: JsValue,
     ) -> Promise {
         let work = (|| {
-            let mut state = self.list_state(&endpoint, &query, &options)?;
+            let mut state = self.page_state(&endpoint, &query, &options)?;
             let max_pages =
                 optional_integer(&options, "maxPages", 1, 1_000_000, DEFAULT_MAX_PAGES)?;
             Ok(async move {
                 let start = state.next.unwrap_or(0);
-                let mut data = Vec::new();
-                let mut pages = 0;
+                let mut data: Vec<u8> = b"{\"data\":[".to_vec();
+                let (mut pages, mut count) = (0u64, 0usize);
                 // From the cache if any page was, stale if any page was.
-                let (mut source, mut stale) = ("network", false);
+                let (mut source, mut stale, mut cached_at) = ("network", false, None);
                 while let Some(page) = state.fetch_next().await? {
                     pages += 1;
                     if page.source == "cache" {
                         source = "cache";
+                        cached_at = page.cached_at;
                     }
                     stale |= page.stale;
-                    if let Some(Value::Array(items)) = page.body.get("data") {
-                        data.extend(items.iter().cloned());
+                    if let Ok(Shape::Envelope { documents, .. }) = frame(&page.body) {
+                        for range in documents {
+                            if count > 0 {
+                                data.push(b',');
+                            }
+                            data.extend_from_slice(
+                                page.body.get(range).unwrap_or("null").as_bytes(),
+                            );
+                            count += 1;
+                        }
                     }
                     if state.next.is_some() && pages >= max_pages {
                         return Err(Error::invalid_argument(format!(
@@ -517,15 +561,21 @@ impl JsClient {
                         )));
                     }
                 }
-                let count = data.len();
-                let body = json!({
-                    "data": data,
-                    "meta": { "count": count, "limit": count, "offset": start, "total": start as usize + count },
-                });
+                data.extend_from_slice(
+                    format!(
+                        r#"],"meta":{{"count":{count},"limit":{count},"offset":{start},"total":{}}}}}"#,
+                        start.saturating_add(count as u64)
+                    )
+                    .as_bytes(),
+                );
+                let body = String::from_utf8(data)
+                    .map_err(|_| Error::invalid_argument("the list is not UTF-8"))?;
                 Resolved {
-                    body,
+                    body: Rc::new(body),
+                    facts: Facts::default(),
                     source,
                     stale,
+                    cached_at,
                 }
                 .to_js()
             })
@@ -534,71 +584,81 @@ impl JsClient {
     }
 
     /// Fetches every page of a list endpoint (whole documents, `pageSize` a
-    /// page, 1000 by default)
-    /// into the cache, so that any sorting and selection of it can be
-    /// answered offline; `onProgress({ loaded, total })` is called after each
-    /// page. Resolves to the final `{ loaded, total }`.
+    /// page, 1000 by default, in the variant of `query`: its `locale`,
+    /// `embedAssets` and `includes`) into the cache, so that any sorting and
+    /// selection of it can be answered offline; `onProgress({ loaded, total })`
+    /// is called after each page. Resolves to the final `{ loaded, total }`.
+    /// Rejects with `invalid_argument` beyond `maxPages` (200) pages.
     #[wasm_bindgen(unchecked_return_type = "Promise<{ loaded: number; total: number }>")]
     pub fn prefetch(
         &self,
         #[wasm_bindgen(unchecked_param_type = "EndpointSpec")] endpoint: JsValue,
-        #[wasm_bindgen(
-            unchecked_param_type = "{ onProgress?: (progress: { loaded: number; total: number }) => void; signal?: AbortSignal; pageSize?: number } | undefined"
-        )]
-        options: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "PrefetchOptions | undefined")] options: JsValue,
     ) -> Promise {
         let work = (|| {
             let cache = self.cache.clone().ok_or_else(|| {
                 Error::invalid_argument("prefetch needs a client created with the `cache` option")
             })?;
-            let query = Query::new();
+            let variant = query_arg(&property(&options, "query"))?.unwrap_or_default();
+            let mut query = Query::new();
+            if let Some(locale) = variant.get_locale() {
+                query.locale(locale)?;
+            }
+            if variant.get_embed_assets() {
+                query.embed_assets(true);
+            }
+            match variant.get_includes() {
+                Some(Includes::Levels(levels)) => {
+                    query.include_levels(*levels)?;
+                }
+                Some(Includes::Fields(fields)) => {
+                    let names: Vec<String> = fields.iter().map(ToString::to_string).collect();
+                    query.include_fields(&names)?;
+                }
+                None => {}
+            }
             let page_size = optional_integer(&options, "pageSize", 1, 1000, 1000)?;
-            let page_query = JsValue::from_str(&format!("limit={page_size}"));
-            let mut state = self.list_state(&endpoint, &page_query, &options)?;
+            let max_pages =
+                optional_integer(&options, "maxPages", 1, 1_000_000, DEFAULT_PREFETCH_PAGES)?;
+            let mut state =
+                self.list_state(&endpoint, query.clone(), &options, page_size as u32)?;
             state.refresh = true;
-            let progress = property(&options, "onProgress");
-            let progress = if progress.is_undefined() {
-                None
-            } else {
-                Some(progress.dyn_into::<Function>().map_err(|other| {
-                    Error::invalid_argument(format!(
-                        "onProgress must be a function, got {}",
-                        describe(&other)
-                    ))
-                })?)
-            };
+            let progress = optional_function(&options, "onProgress")?;
             Ok(async move {
-                let mut ids = Vec::new();
-                let mut total = 0;
+                let mut ids: Vec<Vec<u8>> = Vec::new();
+                let (mut total, mut pages) = (0u64, 0u64);
                 while let Some(page) = state.fetch_next().await? {
-                    let data = page
-                        .body
-                        .get("data")
-                        .and_then(Value::as_array)
-                        .map(Vec::as_slice)
-                        .unwrap_or_default();
-                    ids.extend(
-                        data.iter()
-                            .filter_map(|doc| doc.pointer("/meta/id").and_then(Value::as_str))
-                            .map(str::to_owned),
-                    );
-                    total = page
-                        .body
-                        .pointer("/meta/total")
-                        .and_then(Value::as_u64)
-                        .unwrap_or(ids.len() as u64);
+                    pages += 1;
+                    ids.extend(crate::cache::page_ids(&page.body));
+                    total = page.facts.total.unwrap_or(ids.len() as u64);
                     if let Some(progress) = &progress {
-                        let report = to_plain(&json!({ "loaded": ids.len(), "total": total }))?;
+                        let report = js_sys::Object::new();
+                        let _ = js_sys::Reflect::set(
+                            &report,
+                            &"loaded".into(),
+                            &(ids.len() as f64).into(),
+                        );
+                        let _ =
+                            js_sys::Reflect::set(&report, &"total".into(), &(total as f64).into());
                         let _ = progress.call1(&JsValue::UNDEFINED, &report);
+                    }
+                    if state.next.is_some() && pages >= max_pages {
+                        return Err(Error::invalid_argument(format!(
+                            "the list has more than maxPages ({max_pages}) pages of {}; raise maxPages to prefetch all of it",
+                            state.limit
+                        )));
                     }
                 }
                 let now = js_sys::Date::now();
                 let endpoint = state.endpoint.clone();
                 let loaded = ids.len();
                 cache
-                    .record(|cache| cache.plan_complete(&endpoint, ids, &query, now))
+                    .record(|cache| Ok(cache.plan_complete(&endpoint, &query, ids, now)))
                     .await?;
-                to_plain(&json!({ "loaded": loaded, "total": total }))
+                let report = js_sys::Object::new();
+                let _ = js_sys::Reflect::set(&report, &"loaded".into(), &(loaded as f64).into());
+                let _ = js_sys::Reflect::set(&report, &"total".into(), &(total as f64).into());
+                Ok(report.into())
             })
         })();
         promise(work)
@@ -634,6 +694,7 @@ impl JsClient {
 }
 
 /// Where a page iteration stands.
+#[derive(Clone)]
 struct PageState {
     transport: Rc<Transport>,
     cache: Option<Rc<OfflineCache>>,
@@ -666,11 +727,12 @@ impl PageState {
             signal: self.signal.clone(),
         };
         let page = if self.refresh {
-            Resolved::network(request.network(self.cache.as_ref()).await?)
+            let (body, facts) = request.network(self.cache.as_ref(), true).await?;
+            Resolved::network(body, facts)
         } else {
             request.resolve(self.cache.clone()).await?
         };
-        self.next = next_offset(&page.body, offset, u64::from(self.limit));
+        self.next = next_offset(page.facts, offset, u64::from(self.limit));
         Ok(Some(page))
     }
 }
@@ -690,7 +752,7 @@ impl JsPages {
         let state = self.state.clone();
         future_to_promise(async move {
             // Work on a copy while awaiting, so no borrow is held across it.
-            let mut current = clone_shell(&state.borrow());
+            let mut current = state.borrow().clone();
             let page = current.fetch_next().await;
             let next = current.next;
             state.borrow_mut().next = next;
@@ -719,20 +781,8 @@ impl JsPages {
     }
 }
 
-fn clone_shell(state: &PageState) -> PageState {
-    PageState {
-        transport: state.transport.clone(),
-        cache: state.cache.clone(),
-        endpoint: state.endpoint.clone(),
-        query: state.query.clone(),
-        limit: state.limit,
-        next: state.next,
-        refresh: state.refresh,
-        signal: state.signal.clone(),
-    }
-}
-
 /// One request, ready to be sent or answered from the cache.
+#[derive(Clone)]
 struct Request {
     transport: Rc<Transport>,
     endpoint: Endpoint,
@@ -743,33 +793,55 @@ struct Request {
 }
 
 impl Request {
-    /// Sends the request, recording a successful response in `cache`.
-    async fn network(&self, cache: Option<&Rc<OfflineCache>>) -> Result<Value> {
+    fn kind(&self) -> Kind {
+        match self.expect {
+            Expect::List => Kind::List,
+            Expect::Document => Kind::Document,
+            Expect::Any => Kind::Other,
+        }
+    }
+
+    /// Sends the request and checks the body, recording a successful
+    /// response in `cache` (a failed write is reported; the answer stands).
+    async fn network(
+        &self,
+        cache: Option<&Rc<OfflineCache>>,
+        retry_network: bool,
+    ) -> Result<(Rc<String>, Facts)> {
         let body = get(
             self.transport.clone(),
             self.url.clone(),
-            self.expect,
             self.signal.clone(),
+            retry_network,
         )
         .await?;
+        let facts = check(&body, self.expect, self.transport.config.secret())?;
+        let body = Rc::new(body);
         if let Some(cache) = cache {
             let now = js_sys::Date::now();
-            // A failed write is reported to onCacheError; the answer stands.
+            let text = body.clone();
             let _ = cache
-                .record(|state| match self.expect {
-                    Expect::List => {
-                        state.plan_list(&self.url, &self.endpoint, &self.query, &body, now)
-                    }
-                    _ => state.plan_single(&self.url, &self.endpoint, &self.query, &body, now),
+                .record(|state| {
+                    state.plan_response(
+                        &self.url,
+                        &self.endpoint,
+                        &self.query,
+                        self.kind(),
+                        text,
+                        now,
+                    )
                 })
                 .await;
         }
-        Ok(body)
+        Ok((body, facts))
     }
 
-    async fn cached_answer(&self, cache: &Rc<OfflineCache>) -> Result<Answer> {
+    async fn lookup(
+        &self,
+        cache: &Rc<OfflineCache>,
+    ) -> (crate::cache::policy::Cached, Option<Answer>) {
         cache
-            .answer(|state| match self.expect {
+            .lookup(|state| match self.expect {
                 Expect::List => state.answer_list(&self.url, &self.endpoint, &self.query),
                 _ => state.answer_single(&self.url, &self.endpoint, &self.query),
             })
@@ -780,86 +852,122 @@ impl Request {
     /// network alone without a cache).
     async fn resolve(self, cache: Option<Rc<OfflineCache>>) -> Result<Resolved> {
         let Some(cache) = cache else {
-            return Ok(Resolved::network(self.network(None).await?));
+            let (body, facts) = self.network(None, true).await?;
+            return Ok(Resolved::network(body, facts));
         };
-        let from_cache = |answer: Answer, stale: bool| Resolved {
-            body: answer.body,
-            source: "cache",
-            stale,
+        let (cached, answer) = self.lookup(&cache).await;
+        let machine = Machine::new(cache.settings, cached, cache.online());
+        let from_cache = |answer: Option<Answer>, stale: bool| -> Result<Resolved> {
+            let answer = answer.ok_or_else(|| Error::NotCached {
+                message: "the cached answer went away".into(),
+            })?;
+            Ok(Resolved::cached(answer, stale))
         };
-        // The cache could not answer and the network failed: `not_cached`,
-        // naming both reasons.
-        let neither = |cache_error: Error, network_error: Error| match cache_error {
-            Error::NotCached { message } if is_network_failure(&network_error) => {
-                Error::NotCached {
-                    message: format!("{message} (the request failed: {network_error})"),
-                }
-            }
-            _ => network_error,
-        };
-        match cache.policy {
-            Policy::CacheOnly => {
-                let answer = self.cached_answer(&cache).await?;
-                let stale = cache.is_old(&answer);
-                Ok(from_cache(answer, stale))
-            }
-            Policy::CacheFirst => match self.cached_answer(&cache).await {
-                Ok(answer) if !cache.is_old(&answer) => Ok(from_cache(answer, false)),
-                Ok(old) => match self.network(Some(&cache)).await {
-                    Ok(body) => Ok(Resolved::network(body)),
-                    Err(error) if is_network_failure(&error) => Ok(from_cache(old, true)),
-                    Err(error) => Err(error),
-                },
-                Err(missing) => match self.network(Some(&cache)).await {
-                    Ok(body) => Ok(Resolved::network(body)),
-                    Err(error) => Err(neither(missing, error)),
-                },
-            },
-            Policy::StaleWhileRevalidate => match self.cached_answer(&cache).await {
-                Ok(answer) => {
-                    let stale = cache.is_old(&answer);
+        match machine.first() {
+            Step::Cache { stale, revalidate } => {
+                if revalidate {
+                    let request = self.clone();
+                    let cache = cache.clone();
                     wasm_bindgen_futures::spawn_local(async move {
-                        let _ = self.network(Some(&cache)).await;
+                        let _ = request.network(Some(&cache), true).await;
                     });
-                    Ok(from_cache(answer, stale))
                 }
-                Err(missing) => match self.network(Some(&cache)).await {
-                    Ok(body) => Ok(Resolved::network(body)),
-                    Err(error) => Err(neither(missing, error)),
-                },
-            },
-            Policy::NetworkFirst => match self.network(Some(&cache)).await {
-                Ok(body) => Ok(Resolved::network(body)),
-                Err(error) if is_network_failure(&error) => {
-                    match self.cached_answer(&cache).await {
-                        Ok(answer) => Ok(from_cache(answer, true)),
-                        Err(missing) => Err(neither(missing, error)),
+                from_cache(answer, stale)
+            }
+            Step::Network {
+                retry_network_errors,
+                cache_after_ms,
+            } => {
+                let outcome = match cache_after_ms {
+                    None => Some(self.network(Some(&cache), retry_network_errors).await),
+                    Some(ms) => {
+                        self.network_or_timer(&cache, retry_network_errors, ms)
+                            .await
                     }
+                };
+                let step = match &outcome {
+                    None => machine.after_network(Ok(()), true),
+                    Some(Ok(_)) => machine.after_network(Ok(()), false),
+                    Some(Err(error)) => machine.after_network(Err(error), false),
+                };
+                match (step, outcome) {
+                    (Step::Answer, Some(Ok((body, facts)))) => Ok(Resolved::network(body, facts)),
+                    (Step::Cache { stale, .. }, _) => from_cache(answer, stale),
+                    (Step::Fail(error), _) => Err(error),
+                    (_, Some(Err(error))) => Err(error),
+                    _ => Err(Error::Network {
+                        message: "the request ended without an answer".into(),
+                    }),
                 }
-                Err(error) => Err(error),
-            },
+            }
+            Step::Answer => Err(Error::Network {
+                message: "no request was made".into(),
+            }),
+            Step::Fail(error) => Err(error),
         }
+    }
+
+    /// The network's outcome, or `None` when `ms` passed first (the request
+    /// goes on in the background and records its answer).
+    async fn network_or_timer(
+        &self,
+        cache: &Rc<OfflineCache>,
+        retry_network: bool,
+        ms: u64,
+    ) -> Option<Result<(Rc<String>, Facts)>> {
+        type Slot = Rc<RefCell<Option<Result<(Rc<String>, Facts)>>>>;
+        let slot: Slot = Rc::default();
+        let (request, cache, filled) = (self.clone(), cache.clone(), slot.clone());
+        let network = future_to_promise(async move {
+            let outcome = request.network(Some(&cache), retry_network).await;
+            *filled.borrow_mut() = Some(outcome);
+            Ok(JsValue::UNDEFINED)
+        });
+        let race = Promise::race(&js_sys::Array::of2(&network, &sleep_promise(ms)));
+        let _ = JsFuture::from(race).await;
+        let outcome = slot.borrow_mut().take();
+        outcome
     }
 }
 
 /// A body and where it came from.
 struct Resolved {
-    body: Value,
+    body: Rc<String>,
+    facts: Facts,
     source: &'static str,
     stale: bool,
+    /// When a cached answer was received (Unix ms).
+    cached_at: Option<f64>,
 }
 
 impl Resolved {
-    fn network(body: Value) -> Self {
+    fn network(body: Rc<String>, facts: Facts) -> Self {
         Resolved {
             body,
+            facts,
             source: "network",
             stale: false,
+            cached_at: None,
         }
     }
 
-    /// The body as plain JavaScript, with non-enumerable `source` and `stale`.
+    fn cached(answer: Answer, stale: bool) -> Self {
+        // A list's count and total, for paging; nothing for a document.
+        let facts = check(&answer.body, Expect::List, "").unwrap_or_default();
+        Resolved {
+            body: Rc::new(answer.body),
+            facts,
+            source: "cache",
+            stale,
+            cached_at: Some(answer.fetched_at),
+        }
+    }
+
+    /// The body as plain JavaScript (read by `JSON.parse`, so every value is
+    /// what `JSON.parse` gives), with non-enumerable `source`, `stale` and
+    /// `cachedAt`.
     fn to_js(&self) -> Result<JsValue> {
-        Ok(mark_source(&to_plain(&self.body)?, self.source, self.stale))
+        let cached_at = self.cached_at.map_or(JsValue::UNDEFINED, JsValue::from_f64);
+        Ok(mark_source(&self.body, self.source, self.stale, cached_at))
     }
 }

@@ -1,7 +1,6 @@
 //! Decoding JavaScript arguments into core types, with typed errors for
 //! anything unexpected, and encoding results as plain objects.
 
-use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 use crate::error::{Error, Result};
@@ -96,11 +95,4 @@ pub fn property(object: &JsValue, key: &str) -> JsValue {
         return JsValue::UNDEFINED;
     }
     js_sys::Reflect::get(object, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
-}
-
-/// Encodes a value as plain JavaScript objects and arrays (never `Map`).
-pub fn to_plain<T: Serialize + ?Sized>(value: &T) -> Result<JsValue> {
-    value
-        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
-        .map_err(|error| Error::invalid_argument(format!("cannot encode the result: {error}")))
 }

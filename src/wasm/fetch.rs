@@ -7,14 +7,13 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use js_sys::{Function, Object, Promise, Reflect};
-use serde_json::Value;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
 use web_sys::{AbortController, AbortSignal, Response};
 
 use crate::error::Error;
-use crate::http::response::{decode, http_error, Expect};
+use crate::http::response::http_error;
 use crate::http::retry::{Outcome, RetryPolicy};
 use crate::http::ClientConfig;
 
@@ -107,6 +106,13 @@ impl Drop for AbortListener {
             .signal
             .remove_event_listener_with_callback("abort", self.callback.as_ref().unchecked_ref());
     }
+}
+
+/// A promise that resolves after `ms` (never, if there is no timer).
+pub fn sleep_promise(ms: u64) -> Promise {
+    Promise::new(&mut |resolve, _| {
+        let _ = set_timeout(&resolve, ms as f64);
+    })
 }
 
 /// Waits `ms`, or fails with `aborted` as soon as `signal` aborts.
@@ -224,6 +230,7 @@ async fn attempts(
     transport: Rc<Transport>,
     url: String,
     caller: Option<AbortSignal>,
+    retry_network: bool,
 ) -> Result<String, Error> {
     let started = js_sys::Date::now();
     let deadline = (transport.timeout_ms > 0).then(|| started + transport.timeout_ms as f64);
@@ -284,7 +291,9 @@ async fn attempts(
                 status: *status,
                 retry_after: retry_after.as_deref(),
             },
-            None => Outcome::Network,
+            None if retry_network => Outcome::Network,
+            // The cache answers instead: no retries for an unreachable network.
+            None => return Err(error),
         };
         let now = js_sys::Date::now();
         let Some(delay) = transport
@@ -303,38 +312,43 @@ async fn attempts(
     }
 }
 
-/// GETs `url` and decodes the body as `expect` says. Calls without a signal
-/// for the same URL while one is pending share its request.
+/// GETs `url` and returns the body of a 2xx response. Calls without a
+/// signal for the same URL while one is pending share its request. With
+/// `retry_network` off, a network error is not retried (the cache answers).
 pub async fn get(
     transport: Rc<Transport>,
     url: String,
-    expect: Expect,
     signal: Option<AbortSignal>,
-) -> Result<Value, Error> {
-    let secret = transport.config.secret().to_owned();
-    let body = match signal {
-        Some(signal) => attempts(transport, url, Some(signal)).await?,
-        None => shared_body(transport, url).await?,
-    };
-    decode(&body, expect, &secret)
+    retry_network: bool,
+) -> Result<String, Error> {
+    match signal {
+        Some(signal) => attempts(transport, url, Some(signal), retry_network).await,
+        None => shared_body(transport, url, retry_network).await,
+    }
 }
 
 /// The body of `url`, from the pending request for it or a new one.
-async fn shared_body(transport: Rc<Transport>, url: String) -> Result<String, Error> {
-    let existing = transport.inflight.borrow().get(&url).cloned();
+async fn shared_body(
+    transport: Rc<Transport>,
+    url: String,
+    retry_network: bool,
+) -> Result<String, Error> {
+    let key = format!("{}{url}", u8::from(retry_network));
+    let existing = transport.inflight.borrow().get(&key).cloned();
     let pending = match existing {
         Some(pending) => pending,
         None => {
             let result: Rc<RefCell<Option<Result<String, Error>>>> = Rc::default();
-            let (owner, key, slot) = (transport.clone(), url.clone(), result.clone());
+            let (owner, slot) = (transport.clone(), result.clone());
+            let (inflight_key, target) = (key.clone(), url.clone());
             let settled = future_to_promise(async move {
-                let outcome = attempts(owner.clone(), key.clone(), None).await;
+                let outcome = attempts(owner.clone(), target, None, retry_network).await;
                 *slot.borrow_mut() = Some(outcome);
-                owner.inflight.borrow_mut().remove(&key);
+                owner.inflight.borrow_mut().remove(&inflight_key);
                 Ok(JsValue::UNDEFINED)
             });
             let pending = Pending { settled, result };
-            transport.inflight.borrow_mut().insert(url, pending.clone());
+            transport.inflight.borrow_mut().insert(key, pending.clone());
             pending
         }
     };

@@ -2,9 +2,7 @@
 
 use wasm_bindgen::prelude::*;
 
-use super::convert::{
-    describe, integer, is_absent, optional_string, property, string, strings, to_plain,
-};
+use super::convert::{describe, integer, is_absent, optional_string, property, string, strings};
 use crate::error::{Error, Result};
 use crate::query::sort::{invalid_direction, Direction, FieldKey, Sort};
 use crate::query::{Filter, Includes, Join, Query, MAX_INCLUDE_LEVELS, MAX_LIMIT, MAX_OFFSET};
@@ -340,21 +338,22 @@ impl JsQuery {
     /// The sort keys, primary first, as `{ key, direction }` objects.
     #[wasm_bindgen(getter, unchecked_return_type = "SortSpec[]")]
     pub fn sorting(&self) -> Result<JsValue, JsValue> {
-        #[derive(serde::Serialize)]
-        struct Spec {
-            key: String,
-            direction: &'static str,
-        }
-        let specs: Vec<Spec> = self
+        let specs: js_sys::Array = self
             .inner
             .sorting()
             .iter()
-            .map(|sort| Spec {
-                key: sort.key.to_string(),
-                direction: sort.direction.as_str(),
+            .map(|sort| {
+                let spec = js_sys::Object::new();
+                let _ = js_sys::Reflect::set(&spec, &"key".into(), &sort.key.to_string().into());
+                let _ = js_sys::Reflect::set(
+                    &spec,
+                    &"direction".into(),
+                    &sort.direction.as_str().into(),
+                );
+                JsValue::from(spec)
             })
             .collect();
-        Ok(to_plain(&specs)?)
+        Ok(specs.into())
     }
 
     /// The selection in canonical form (what is sent), or `undefined`.
