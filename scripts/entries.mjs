@@ -1,16 +1,19 @@
 // Writes the package entries of one wasm-bindgen output directory (called by
 // scripts/build.sh as `node scripts/entries.mjs <dir> web|node`):
 //
-//   <dir>/api.js    src/js/entry.js, with what it needs to know about the glue
-//                   filled in: the names of the glue's exports (ES modules
-//                   export static names) and the parameter names of every
-//                   function, method and constructor (for error messages that
-//                   survive minification);
-//   <dir>/index.js  the "." entry: web starts loading the module at import
-//                   (no top-level await), node re-exports (the Node glue is
-//                   instantiated synchronously on import);
-//   <dir>/slim.js   web only, the "./slim" entry: no reference to the .wasm.
+//   <dir>/api.js    src/js/entry.js (the guard), with what it needs to know
+//                   about the glue filled in: the names of the glue's exports
+//                   (ES modules export static names) and the parameter names
+//                   of every function, method and constructor (for error
+//                   messages that survive minification);
+//   <dir>/index.js  the "." entry: web (src/js/entry.web.js) starts loading the
+//                   module at import, without top-level await; node
+//                   (src/js/entry.node.js) re-exports, as the Node glue is
+//                   instantiated synchronously on import;
+//   <dir>/slim.js   web only, the "./slim" entry (src/js/entry.slim.js): no
+//                   reference to the .wasm.
 //
+// It also removes the web glue's own fallback URL of the .wasm (see below).
 // Everything is read from the glue that wasm-bindgen wrote: nothing here lists
 // the SDK's API by hand.
 import { readFileSync, writeFileSync, readdirSync } from "node:fs";
@@ -54,8 +57,13 @@ const exportsInOrder = [];
 const signatures = {};
 let currentClass = null;
 let currentKey = null;
+let returnsPromise = false; // the JSDoc above the next method says `@returns {Promise<...>}`
 for (const line of glue.split("\n")) {
   let m;
+  if (/^\s+\* @returns \{Promise</.test(line)) {
+    returnsPromise = true;
+    continue;
+  }
   if ((m = /^export class (\w+) \{/.exec(line))) {
     currentClass = m[1];
     exportsInOrder.push(m[1]);
@@ -65,7 +73,8 @@ for (const line of glue.split("\n")) {
     currentClass = null;
     exportsInOrder.push(m[1]);
     currentKey = m[1];
-    signatures[currentKey] = params(m[2]).map(camel);
+    signatures[currentKey] = { params: params(m[2]).map(camel), promise: returnsPromise };
+    returnsPromise = false;
     continue;
   }
   if (line === "}") {
@@ -76,6 +85,7 @@ for (const line of glue.split("\n")) {
     const [, prefix = "", name, list] = m;
     if (name.startsWith("__") || (name === "free" && !prefix)) {
       currentKey = null;
+      returnsPromise = false;
       continue;
     }
     currentKey =
@@ -84,19 +94,24 @@ for (const line of glue.split("\n")) {
         : prefix === "static "
           ? `${currentClass}.${name}`
           : `${currentClass}.prototype.${name}`;
-    signatures[currentKey] = params(list).map(camel);
+    signatures[currentKey] = { params: params(list).map(camel), promise: returnsPromise };
+    returnsPromise = false;
     continue;
   }
   // `_assertClass(arg, Query)`: the argument must be an instance of that class.
   if (currentKey && (m = /^\s+_assertClass\((\w+), (\w+)\);$/.exec(line))) {
-    const position = signatures[currentKey].indexOf(camel(m[1]));
-    if (position >= 0) signatures[currentKey][position] = [camel(m[1]), m[2]];
+    const list = signatures[currentKey].params;
+    const position = list.indexOf(camel(m[1]));
+    if (position >= 0) list[position] = [camel(m[1]), m[2]];
   }
 }
 // The glue's loader exports (web only) are not part of the API.
 const loaderNames = /^export \{ initSync, __wbg_init as default \};$/m;
 if (target === "web" && !loaderNames.test(glue)) throw new Error(`${dir}/content_repo.js: the loader exports changed`);
 if (exportsInOrder.length < 5) throw new Error(`${dir}/content_repo.js: found only ${exportsInOrder} as exports`);
+if (!Object.values(signatures).some((signature) => signature.promise)) {
+  throw new Error(`${dir}/content_repo.js: no method returns a promise (the JSDoc changed?)`);
+}
 
 const names = [...exportsInOrder].sort();
 const template = readFileSync(join(root, "src/js/entry.js"), "utf8");
@@ -110,37 +125,8 @@ for (const placeholder of ["__SNIPPET__", "__SIGNATURES__", "__EXPORTS__"]) {
 writeFileSync(join(dir, "api.js"), filled);
 
 const publicNames = [...names, "ContentRepoError", "ready"].join(", ");
-if (target === "web") {
-  writeFileSync(
-    join(dir, "index.js"),
-    `// content-repo for browsers, workers and bundlers (the "." entry): the module
-// starts loading at import, without top-level await. Await ready() before the
-// first synchronous call; until then they throw not_initialized.
-import { init } from "./api.js";
-export { ${publicNames} } from "./api.js";
-
-// The loading error, if any, is what ready() rejects with (and what
-// not_initialized errors name); it is not also an unhandled rejection.
-init(new URL("./content_repo_bg.wasm", import.meta.url)).catch(() => {});
-`,
-  );
-  writeFileSync(
-    join(dir, "slim.js"),
-    `// content-repo without the .wasm (the "./slim" entry): nothing here names the
-// module file, so bundlers never emit it. Call init() with its location (or
-// bytes, a Response or a compiled WebAssembly.Module) and await it before the
-// first synchronous call; until then they throw not_initialized.
-export { ${publicNames}, init } from "./api.js";
-`,
-  );
-} else {
-  writeFileSync(
-    join(dir, "index.js"),
-    `// content-repo for Node (the "." entry's node condition): the glue
-// instantiates the module synchronously on import, so ready() is already
-// resolved and there is no top-level await (require() of this file works on
-// Node 20.19+).
-export { ${publicNames} } from "./api.js";
-`,
-  );
+const entries = target === "web" ? { "index.js": "entry.web.js", "slim.js": "entry.slim.js" } : { "index.js": "entry.node.js" };
+for (const [file, source] of Object.entries(entries)) {
+  const text = readFileSync(join(root, "src/js", source), "utf8").replace("__NAMES__", () => publicNames);
+  writeFileSync(join(dir, file), text);
 }

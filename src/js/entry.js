@@ -22,9 +22,10 @@ import { makeError } from "__SNIPPET__";
 export { ContentRepoError } from "__SNIPPET__";
 
 /**
- * The parameter names of every function, method (`Class.prototype.name`),
- * static (`Class.name`) and constructor (`new Class`) of the glue; a
- * `[name, Class]` pair is a parameter that must be an instance of `Class`.
+ * Every function, method (`Class.prototype.name`), static (`Class.name`) and
+ * constructor (`new Class`) of the glue: its parameter names (a `[name,
+ * Class]` pair is a parameter that must be an instance of `Class`), and
+ * whether it returns a promise (then the guard rejects rather than throws).
  */
 const SIGNATURES = __SIGNATURES__;
 
@@ -67,8 +68,8 @@ export function init(input) {
       Promise.reject(
         makeError(
           "invalid_argument",
-          "init(input): pass the module: new URL(wasmUrl, import.meta.url) with `import wasmUrl from \"content-repo/wasm\"`, " +
-            "a URL string, a Response, its bytes or a WebAssembly.Module",
+          "init(input): pass the module: its URL (`import wasmUrl from \"content-repo/wasm\"` with your bundler), " +
+            "a Response, its bytes or a WebAssembly.Module",
           {},
         ),
       )
@@ -143,10 +144,11 @@ function freedThis(cls, where) {
 
 /** Any argument that is (or claims to be) one of the package's objects must be live. */
 function checkArgs(args, signature, where) {
-  const count = Math.max(args.length, signature?.length ?? 0);
+  const params = signature?.params;
+  const count = Math.max(args.length, params?.length ?? 0);
   for (let i = 0; i < count; i++) {
     const arg = args[i];
-    const param = signature?.[i];
+    const param = params?.[i];
     const [name, expected] = Array.isArray(param) ? param : [param ?? `argument ${i + 1}`, undefined];
     const isObject = arg !== null && (typeof arg === "object" || typeof arg === "function");
     const cls = isObject ? brands.get(arg) : undefined;
@@ -172,12 +174,22 @@ function claimsToBeOurs(value) {
   return false;
 }
 
+/** A guard's error: thrown, or a rejected promise where the call returns one. */
+const fail = (signature, error) => {
+  if (signature?.promise) return Promise.reject(error);
+  throw error;
+};
+
 function guardFunction(name, fn) {
   const signature = SIGNATURES[name];
   return {
     [name](...args) {
-      if (!isReady) throw notInitialized(`${name}()`);
-      checkArgs(args, signature, `${name}()`);
+      if (!isReady) return fail(signature, notInitialized(`${name}()`));
+      try {
+        checkArgs(args, signature, `${name}()`);
+      } catch (error) {
+        return fail(signature, error);
+      }
       return fn.apply(this, args);
     },
   }[name];
@@ -190,9 +202,13 @@ function guardMethod(cls, key, fn, chainable) {
   const signature = SIGNATURES[where];
   return {
     [label](...args) {
-      if (!isReady) throw notInitialized(where);
-      if (!checkThis(this, cls, where)) throw freedThis(cls, where);
-      checkArgs(args, signature, where);
+      if (!isReady) return fail(signature, notInitialized(where));
+      try {
+        if (!checkThis(this, cls, where)) throw freedThis(cls, where);
+        checkArgs(args, signature, where);
+      } catch (error) {
+        return fail(signature, error);
+      }
       const result = fn.apply(this, args);
       return chainable && result === undefined ? this : result;
     },
@@ -246,7 +262,7 @@ function guardClass(cls) {
   const free = proto.free;
   const chainable = name === "Query";
   for (const key of Reflect.ownKeys(proto)) {
-    if (key === "constructor" || key === "__destroy_into_raw") continue;
+    if (key === "constructor") continue;
     const descriptor = Object.getOwnPropertyDescriptor(proto, key);
     if (typeof descriptor.value === "function") {
       const value =
@@ -276,8 +292,12 @@ function guardClass(cls) {
       const signature = SIGNATURES[where];
       value = {
         [key](...args) {
-          if (!isReady) throw notInitialized(where);
-          checkArgs(args, signature, where);
+          if (!isReady) return fail(signature, notInitialized(where));
+          try {
+            checkArgs(args, signature, where);
+          } catch (error) {
+            return fail(signature, error);
+          }
           return fn.apply(this, args);
         },
       }[key];
