@@ -582,10 +582,11 @@ describe("static files", () => {
   });
 
   test("the repository's www/ is the default root", async () => {
-    const r = await req("/reference.mjs", { auth: null });
+    // (www/reference.mjs moved to tests/reference/spec.mjs: the playground's own module.)
+    const r = await req("/app.mjs", { auth: null });
     assert.equal(r.status, 200);
     assert.ok(r.headers.get("content-type").startsWith("text/javascript"));
-    assert.match(r.text, /export function parseSelection/);
+    assert.match(r.text, /import\("\/pkg\/web\/index\.js"\)/);
   });
 
   test("no directory traversal", async () => {
