@@ -43,6 +43,7 @@ export async function loadSdk(specifier = defaultSdkSpecifier()) {
     // wasm-pack --target web: the default export initialises the module; harmless when
     // already initialised. A package may also expose a `ready` promise or `init()`.
     if (api.ready && typeof api.ready.then === "function") wasmExports = await api.ready;
+    else if (typeof api.ready === "function") wasmExports = await api.ready();
     else if (typeof mod.default === "function") wasmExports = await mod.default();
     else if (typeof api.init === "function") wasmExports = await api.init();
   } catch (err) {

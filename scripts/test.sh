@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every test suite: lints, native tests, the package build, wasm tests in
-# headless Chromium and Node, and the JavaScript tests (package, fixture
-# server, requests, browser). Prints one summary line at the end.
+# headless Chromium and Node, the JavaScript tests (package, guard, fixture
+# server, requests, browser) and the bundler matrix. Prints one summary line
+# at the end.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -50,7 +51,19 @@ wasm_tests() {
   return 1
 }
 step "wasm-bindgen-test (Node and headless Chromium)" wasm_tests
-step "node --test tests/js" node --test --test-concurrency=1 tests/js/
+# The bundler matrix (Vite 5-8, webpack, esbuild, an import map, workers,
+# service workers, Node import/require: about half a minute) is a suite of its
+# own in the summary; every other file of tests/js is the JS suite.
+js_tests() {
+  local files=()
+  local file
+  for file in tests/js/*.test.mjs; do
+    [ "$file" = tests/js/bundlers.test.mjs ] || files+=("$file")
+  done
+  node --test --test-concurrency=1 "${files[@]}"
+}
+step "node --test tests/js (all but the bundler matrix)" js_tests
+step "bundler matrix (tests/js/bundlers.test.mjs)" node --test --test-concurrency=1 tests/js/bundlers.test.mjs
 
 printf '\nwasm size: '
 printf '%s bytes raw, %s bytes gzipped\n' "$(stat -c %s pkg/web/content_repo_bg.wasm 2>/dev/null || echo '?')" \

@@ -76,6 +76,14 @@ pub enum Error {
         /// Why the cache cannot answer.
         message: String,
     },
+    /// A synchronous API was used before the WebAssembly module was ready.
+    /// The package entry raises it (in JavaScript, before any call reaches
+    /// the module); the code is listed here so that every code has one home.
+    #[error("{message}")]
+    NotInitialized {
+        /// What to await first (`ready()` or `init()`).
+        message: String,
+    },
 }
 
 impl Error {
@@ -92,6 +100,7 @@ impl Error {
             Error::Decode { .. } => "decode",
             Error::Storage { .. } => "storage",
             Error::NotCached { .. } => "not_cached",
+            Error::NotInitialized { .. } => "not_initialized",
         }
     }
 

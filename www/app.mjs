@@ -60,6 +60,7 @@ const isObject = (v) => typeof v === "object" && v !== null && !Array.isArray(v)
 let sdk;
 try {
   sdk = await import("/pkg/web/index.js");
+  await sdk.ready();
 } catch (error) {
   const badge = $("sdk-status");
   badge.textContent = `The SDK could not be loaded from /pkg/web/index.js (${error?.message ?? error}). Build it first: npm run build (npm start does).`;

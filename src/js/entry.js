@@ -1,29 +1,340 @@
-// The package entry (copied to pkg/web/index.js and pkg/node/index.js by
-// scripts/build.sh, which fills in the two paths below). It loads the module,
-// exports its API and the error class, and makes the Query setters chainable:
-// a setter returns the very query it was called on, so `q.sort(a); q.sort(b)`
-// and `new Query().sort(a).sort(b)` both work and `q.limit(5) === q`.
-__INIT__
-import { Pages, Query } from "./content_repo.js";
-export * from "./content_repo.js";
+// The package's API module, shared by its entries (scripts/entries.mjs writes
+// it as pkg/web/api.js and pkg/node/api.js, filling in what it reads from the
+// wasm-bindgen glue beside it: the export names and parameter names).
+//
+// It exports the glue's classes and functions behind one guard, generated
+// here from whatever the glue exports, never from a hand-written list:
+//
+// - before the module is ready, every synchronous call throws
+//   `not_initialized`, saying what to await;
+// - a method's `this` must be a live object of that very class (a `Query`
+//   method called on a `DocumentStore` would read the wrong memory);
+// - an argument that is one of the package's objects must be live: a freed
+//   `Query` passed to `store.query` would otherwise leave the store unusable.
+//   The call throws `invalid_argument` naming the argument instead, and the
+//   receiving object keeps working.
+//
+// The Query setters are chainable: a setter returns the very query it was
+// called on, so `q.sort(a); q.sort(b)` and `new Query().sort(a).sort(b)` both
+// work and `q.limit(5) === q`. `client.pages(...)` is an async iterator.
+import * as glue from "./content_repo.js";
+import { makeError } from "__SNIPPET__";
 export { ContentRepoError } from "__SNIPPET__";
 
-for (const name of Object.getOwnPropertyNames(Query.prototype)) {
-  const descriptor = Object.getOwnPropertyDescriptor(Query.prototype, name);
-  if (name === "constructor" || name === "free" || typeof descriptor.value !== "function") continue;
-  const method = descriptor.value;
-  Object.defineProperty(Query.prototype, name, {
-    ...descriptor,
-    value: {
-      [name](...args) {
-        const result = method.apply(this, args);
-        return result === undefined ? this : result;
+/**
+ * Every function, method (`Class.prototype.name`), static (`Class.name`) and
+ * constructor (`new Class`) of the glue: its parameter names (a `[name,
+ * Class]` pair is a parameter that must be an instance of `Class`), and
+ * whether it returns a promise (then the guard rejects rather than throws).
+ */
+const SIGNATURES = __SIGNATURES__;
+
+// The web glue exports its loader (`default`, `initSync`); the Node glue has
+// instantiated the module already, on import.
+const LOADER_NAMES = new Set(["default", "initSync"]);
+const load = typeof glue.default === "function" ? glue.default : undefined;
+
+// ---------------------------------------------------------------- readiness
+
+let isReady = load === undefined;
+let attempt; // the promise of the latest init(), pending or rejected
+let failure; // why it was rejected
+let resolveReady;
+const whenReady = new Promise((resolve) => {
+  resolveReady = resolve;
+});
+if (isReady) resolveReady();
+
+/**
+ * Resolves once the module is ready (at once in Node); rejects with the
+ * loading error if the latest attempt failed.
+ */
+export function ready() {
+  return isReady ? whenReady : (attempt ?? whenReady);
+}
+
+/**
+ * Loads the module from `input`: a URL or string (fetched), a `Response`,
+ * bytes, a compiled `WebAssembly.Module`, or a promise of one of these.
+ * Later calls return the same promise; after a failure, a call with an input
+ * tries again.
+ */
+export function init(input) {
+  if (isReady) return whenReady;
+  if (attempt !== undefined && failure === undefined) return attempt;
+  if (input === undefined) {
+    return (
+      attempt ??
+      Promise.reject(
+        makeError(
+          "invalid_argument",
+          "init(input): pass the module: its URL (`import wasmUrl from \"content-repo/wasm\"` with your bundler), " +
+            "a Response, its bytes or a WebAssembly.Module",
+          {},
+        ),
+      )
+    );
+  }
+  failure = undefined;
+  attempt = load({ module_or_path: input }).then(
+    () => {
+      isReady = true;
+      resolveReady();
+    },
+    (error) => {
+      failure = error;
+      throw error;
+    },
+  );
+  return attempt;
+}
+
+function notInitialized(where) {
+  let message =
+    `${where}: content-repo is not initialised yet: \`await ready()\` first ` +
+    "(with content-repo/slim, `await init(...)` first)";
+  if (failure !== undefined) message += `; loading the module failed: ${failure?.message ?? failure}`;
+  else if (attempt === undefined) message += "; init() has not been called";
+  return makeError("not_initialized", message, {});
+}
+
+// ------------------------------------------------------------------- guards
+
+/** The package's classes (the glue's originals) and their names. */
+const classes = new Map();
+for (const [name, value] of Object.entries(glue)) {
+  if (LOADER_NAMES.has(name)) continue;
+  if (typeof value === "function" && typeof value.prototype?.__destroy_into_raw === "function") {
+    classes.set(value, name);
+  }
+}
+
+/**
+ * Every object the glue created, with its class: a method's `this` and
+ * object arguments are checked against it, so a forged or re-prototyped
+ * object never reaches the module.
+ */
+const brands = new WeakMap();
+
+const invalid = (message) => makeError("invalid_argument", message, {});
+
+function describe(value) {
+  if (value === null) return "null";
+  if (value === undefined) return "undefined";
+  const cls = brands.get(value);
+  if (cls !== undefined) return `a ${value.__wbg_ptr === 0 ? "freed " : ""}${classes.get(cls)}`;
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "object") return "an object";
+  return `a ${typeof value}`;
+}
+
+function checkThis(self, cls, where) {
+  const brand = self !== null && (typeof self === "object" || typeof self === "function") ? brands.get(self) : undefined;
+  if (brand === cls) {
+    if (self.__wbg_ptr !== 0) return true;
+    return false;
+  }
+  throw invalid(`this: ${where} was called on ${describe(self)}, not on a ${classes.get(cls)}`);
+}
+
+function freedThis(cls, where) {
+  const name = classes.get(cls);
+  return invalid(`this: this ${name} was freed (${where}); it cannot be used after .free()`);
+}
+
+/** Any argument that is (or claims to be) one of the package's objects must be live. */
+function checkArgs(args, signature, where) {
+  const params = signature?.params;
+  const count = Math.max(args.length, params?.length ?? 0);
+  for (let i = 0; i < count; i++) {
+    const arg = args[i];
+    const param = params?.[i];
+    const [name, expected] = Array.isArray(param) ? param : [param ?? `argument ${i + 1}`, undefined];
+    const isObject = arg !== null && (typeof arg === "object" || typeof arg === "function");
+    const cls = isObject ? brands.get(arg) : undefined;
+    if (cls !== undefined) {
+      if (arg.__wbg_ptr === 0) {
+        throw invalid(`${name}: this ${classes.get(cls)} was freed (${where}); it cannot be used after .free()`);
+      }
+      if (expected !== undefined && classes.get(cls) !== expected) {
+        throw invalid(`${name}: expected a ${expected}, got ${describe(arg)} (${where})`);
+      }
+      continue;
+    }
+    if (expected !== undefined) throw invalid(`${name}: expected a ${expected}, got ${describe(arg)} (${where})`);
+    if (isObject && claimsToBeOurs(arg)) {
+      throw invalid(`${name}: not a live object of content-repo (${where}); it was not created by the SDK`);
+    }
+  }
+}
+
+function claimsToBeOurs(value) {
+  if ("__wbg_ptr" in value) return true;
+  for (const cls of classes.keys()) if (value instanceof cls) return true;
+  return false;
+}
+
+/** A guard's error: thrown, or a rejected promise where the call returns one. */
+const fail = (signature, error) => {
+  if (signature?.promise) return Promise.reject(error);
+  throw error;
+};
+
+function guardFunction(name, fn) {
+  const signature = SIGNATURES[name];
+  return {
+    [name](...args) {
+      if (!isReady) return fail(signature, notInitialized(`${name}()`));
+      try {
+        checkArgs(args, signature, `${name}()`);
+      } catch (error) {
+        return fail(signature, error);
+      }
+      return fn.apply(this, args);
+    },
+  }[name];
+}
+
+function guardMethod(cls, key, fn, chainable) {
+  const name = classes.get(cls);
+  const label = typeof key === "symbol" ? `[${key.description}]` : key;
+  const where = `${name}.prototype.${label}`;
+  const signature = SIGNATURES[where];
+  return {
+    [label](...args) {
+      if (!isReady) return fail(signature, notInitialized(where));
+      try {
+        if (!checkThis(this, cls, where)) throw freedThis(cls, where);
+        checkArgs(args, signature, where);
+      } catch (error) {
+        return fail(signature, error);
+      }
+      const result = fn.apply(this, args);
+      return chainable && result === undefined ? this : result;
+    },
+  }[label];
+}
+
+function guardFree(cls, key, fn) {
+  const name = classes.get(cls);
+  const label = typeof key === "symbol" ? `[${key.description}]` : key;
+  const where = `${name}.prototype.${label}`;
+  return {
+    // Freeing twice does nothing (the first call released the memory).
+    [label]() {
+      if (!isReady) throw notInitialized(where);
+      if (checkThis(this, cls, where)) fn.call(this);
+    },
+  }[label];
+}
+
+function guardAccessor(cls, key, descriptor) {
+  const name = classes.get(cls);
+  const where = `${name}.prototype.${String(key)}`;
+  const guarded = { ...descriptor };
+  if (descriptor.get) {
+    const get = descriptor.get;
+    guarded.get = {
+      [key]() {
+        if (!isReady) throw notInitialized(where);
+        if (!checkThis(this, cls, where)) throw freedThis(cls, where);
+        return get.call(this);
       },
-    }[name],
+    }[key];
+  }
+  if (descriptor.set) {
+    const set = descriptor.set;
+    guarded.set = {
+      [key](value) {
+        if (!isReady) throw notInitialized(where);
+        if (!checkThis(this, cls, where)) throw freedThis(cls, where);
+        checkArgs([value], SIGNATURES[where], where);
+        set.call(this, value);
+      },
+    }[key];
+  }
+  return guarded;
+}
+
+function guardClass(cls) {
+  const name = classes.get(cls);
+  const proto = cls.prototype;
+  const free = proto.free;
+  const chainable = name === "Query";
+  for (const key of Reflect.ownKeys(proto)) {
+    if (key === "constructor") continue;
+    const descriptor = Object.getOwnPropertyDescriptor(proto, key);
+    if (typeof descriptor.value === "function") {
+      const value =
+        descriptor.value === free
+          ? guardFree(cls, key, descriptor.value)
+          : guardMethod(cls, key, descriptor.value, chainable && key !== "free");
+      Object.defineProperty(proto, key, { ...descriptor, value });
+    } else if (descriptor.get || descriptor.set) {
+      Object.defineProperty(proto, key, guardAccessor(cls, key, descriptor));
+    }
+  }
+  for (const key of Reflect.ownKeys(cls)) {
+    if (key === "length" || key === "name" || key === "prototype") continue;
+    const descriptor = Object.getOwnPropertyDescriptor(cls, key);
+    if (typeof descriptor.value !== "function") continue;
+    const fn = descriptor.value;
+    let value;
+    if (key === "__wrap") {
+      // How the glue makes an object of a pointer the module returned.
+      value = function __wrap(ptr) {
+        const object = fn.call(this, ptr);
+        brands.set(object, cls);
+        return object;
+      };
+    } else {
+      const where = `${name}.${String(key)}`;
+      const signature = SIGNATURES[where];
+      value = {
+        [key](...args) {
+          if (!isReady) return fail(signature, notInitialized(where));
+          try {
+            checkArgs(args, signature, where);
+          } catch (error) {
+            return fail(signature, error);
+          }
+          return fn.apply(this, args);
+        },
+      }[key];
+    }
+    Object.defineProperty(cls, key, { ...descriptor, value });
+  }
+  const where = `new ${name}()`;
+  const signature = SIGNATURES[`new ${name}`];
+  const guarded = new Proxy(cls, {
+    construct(target, args, newTarget) {
+      if (!isReady) throw notInitialized(where);
+      checkArgs(args, signature, where);
+      const object = Reflect.construct(target, args, newTarget === guarded ? target : newTarget);
+      if (typeof object.__wbg_ptr !== "number" || object.__wbg_ptr === 0) {
+        throw invalid(`${where}: ${name} objects come from the SDK, not from \`new\``);
+      }
+      brands.set(object, target);
+      return object;
+    },
   });
+  Object.defineProperty(proto, "constructor", { value: guarded, writable: true, configurable: true, enumerable: false });
+  return guarded;
+}
+
+const api = {};
+for (const [name, value] of Object.entries(glue)) {
+  if (LOADER_NAMES.has(name)) continue;
+  if (classes.has(value)) api[name] = guardClass(value);
+  else if (typeof value === "function") api[name] = guardFunction(name, value);
+  else api[name] = value;
 }
 
 // `client.pages(...)` is an async iterator: `for await (const page of ...)`.
-Pages.prototype[Symbol.asyncIterator] = function () {
-  return this;
-};
+if (api.Pages) {
+  api.Pages.prototype[Symbol.asyncIterator] = function () {
+    return this;
+  };
+}
+
+__EXPORTS__

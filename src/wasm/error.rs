@@ -32,7 +32,8 @@ export type ErrorCode =
   | "aborted"
   | "decode"
   | "storage"
-  | "not_cached";
+  | "not_cached"
+  | "not_initialized";
 
 /**
  * Every failure of the SDK: a real `Error` with a stable `code`. Messages

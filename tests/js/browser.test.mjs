@@ -28,6 +28,7 @@ before(async () => {
       return response.json();
     };
     window.sdk = await import("/pkg/web/index.js");
+    await window.sdk.ready();
     window.cases = (await import("/tests/js/client-cases.mjs")).cases;
     window.env = {
       baseUrl,
@@ -65,7 +66,8 @@ for (const name of Object.keys(cases)) {
 test("chromium: the SDK works in a module web worker", { timeout: 20_000 }, async () => {
   const result = await page.evaluate(async ({ baseUrl, apiKey }) => {
     const source = `
-      import { Client, Query } from "${location.origin}/pkg/web/index.js";
+      import { Client, Query, ready } from "${location.origin}/pkg/web/index.js";
+      await ready();
       const client = new Client({ baseUrl: ${JSON.stringify(baseUrl)}, repository: "demo", apiKey: ${JSON.stringify(apiKey)} });
       const list = await client.collection("authors", new Query().limit(2).fields("meta(id)"));
       postMessage(list.data.length);

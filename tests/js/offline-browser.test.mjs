@@ -36,6 +36,7 @@ async function openClient(policy = "network-first") {
   await page.goto(`${site.url}/blank.html`);
   await page.evaluate(async ({ baseUrl, apiKey, policy }) => {
     window.sdk = await import("/pkg/web/index.js");
+    await window.sdk.ready();
     window.cacheErrors = [];
     window.client = new window.sdk.Client({
       baseUrl,

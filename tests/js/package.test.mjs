@@ -55,7 +55,9 @@ test("the packed package has what its package.json promises", () => {
   assert.equal(manifest.type, "module");
   assert.equal(manifest.exports["."].node, "./node/index.js");
   assert.equal(manifest.exports["."].browser, "./web/index.js");
-  for (const file of ["index.d.ts", "node/index.js", "web/index.js", "node/content_repo_bg.wasm", "web/content_repo_bg.wasm", "README.md"]) {
+  assert.equal(manifest.exports["./slim"].default, "./web/slim.js");
+  assert.equal(manifest.exports["./wasm"].default, "./web/content_repo_bg.wasm");
+  for (const file of ["index.d.ts", "slim.d.ts", "wasm.d.ts", "node/index.js", "node/api.js", "web/index.js", "web/slim.js", "web/api.js", "node/content_repo_bg.wasm", "web/content_repo_bg.wasm", "README.md"]) {
     assert.ok(readFileSync(join(project, "node_modules/content-repo", file)).length > 0, file);
   }
 });
@@ -86,6 +88,17 @@ test("the README's examples run against the installed package and the fixture se
     // console.assert only prints: turn it into a real failure.
     const strict = `console.assert = (ok, ...rest) => { if (!ok) throw new Error("README assertion failed: " + rest.join(" ")); };\n${example}`;
     await run(strict);
+  }
+});
+
+test("the README's recipes for other environments (```js recipe) are valid JavaScript modules", async () => {
+  const readme = readFileSync(join(root, "README.md"), "utf8");
+  const recipes = [...readme.matchAll(/```js recipe\n([\s\S]*?)```/g)].map((match) => match[1]);
+  assert.ok(recipes.length >= 4, "bundlers, esbuild, Cloudflare Workers, service worker");
+  for (const recipe of recipes) {
+    const file = join(project, `recipe-${Math.random().toString(36).slice(2)}.mjs`);
+    writeFileSync(file, recipe);
+    await execFileAsync(process.execPath, ["--check", file]);
   }
 });
 

@@ -1,0 +1,132 @@
+// Writes the package entries of one wasm-bindgen output directory (called by
+// scripts/build.sh as `node scripts/entries.mjs <dir> web|node`):
+//
+//   <dir>/api.js    src/js/entry.js (the guard), with what it needs to know
+//                   about the glue filled in: the names of the glue's exports
+//                   (ES modules export static names) and the parameter names
+//                   of every function, method and constructor (for error
+//                   messages that survive minification);
+//   <dir>/index.js  the "." entry: web (src/js/entry.web.js) starts loading the
+//                   module at import, without top-level await; node
+//                   (src/js/entry.node.js) re-exports, as the Node glue is
+//                   instantiated synchronously on import;
+//   <dir>/slim.js   web only, the "./slim" entry (src/js/entry.slim.js): no
+//                   reference to the .wasm.
+//
+// It also removes the web glue's own fallback URL of the .wasm (see below).
+// Everything is read from the glue that wasm-bindgen wrote: nothing here lists
+// the SDK's API by hand.
+import { readFileSync, writeFileSync, readdirSync } from "node:fs";
+import { join, dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const [dir, target] = process.argv.slice(2);
+if (!dir || !["web", "node"].includes(target)) {
+  console.error("usage: node scripts/entries.mjs <dir> web|node");
+  process.exit(2);
+}
+
+let glue = readFileSync(join(dir, "content_repo.js"), "utf8");
+if (target === "web") {
+  // The web glue's loader falls back to `new URL('content_repo_bg.wasm',
+  // import.meta.url)`: a reference that would make bundlers emit the .wasm
+  // for "./slim" too. api.js always passes the module, so the fallback goes.
+  const fallback =
+    /\n {4}if \(module_or_path === undefined\) \{\n {8}module_or_path = new URL\('content_repo_bg\.wasm', import\.meta\.url\);\n {4}\}\n/;
+  if (!fallback.test(glue)) throw new Error(`${dir}/content_repo.js: the loader's default URL changed`);
+  glue = glue.replace(fallback, "\n");
+  if (/\.wasm['"]|import\.meta/.test(glue)) throw new Error(`${dir}/content_repo.js still names the .wasm`);
+  writeFileSync(join(dir, "content_repo.js"), glue);
+}
+const snippetDir = readdirSync(join(dir, "snippets"))[0];
+const snippet = `./snippets/${snippetDir}/src/js/error.js`;
+
+/** `list_or_documents` reads as `listOrDocuments` in a JavaScript message. */
+const camel = (name) => name.replace(/_([a-z])/g, (_, c) => c.toUpperCase());
+const params = (list) =>
+  list
+    .split(",")
+    .map((p) => p.trim())
+    .filter(Boolean);
+
+// The glue's own layout: `export class X {` ... `}` with four-space methods,
+// and `export function f(a, b) {`. Unknown shapes fail the build rather than
+// leaving a method unnamed.
+const exportsInOrder = [];
+const signatures = {};
+let currentClass = null;
+let currentKey = null;
+let returnsPromise = false; // the JSDoc above the next method says `@returns {Promise<...>}`
+for (const line of glue.split("\n")) {
+  let m;
+  if (/^\s+\* @returns \{Promise</.test(line)) {
+    returnsPromise = true;
+    continue;
+  }
+  if ((m = /^export class (\w+) \{/.exec(line))) {
+    currentClass = m[1];
+    exportsInOrder.push(m[1]);
+    continue;
+  }
+  if ((m = /^export function (\w+)\(([^)]*)\) \{/.exec(line))) {
+    currentClass = null;
+    exportsInOrder.push(m[1]);
+    currentKey = m[1];
+    signatures[currentKey] = { params: params(m[2]).map(camel), promise: returnsPromise };
+    returnsPromise = false;
+    continue;
+  }
+  if (line === "}") {
+    currentClass = null;
+    continue;
+  }
+  if (currentClass && (m = /^ {4}(static |get |set )?(\w+)\(([^)]*)\) \{$/.exec(line))) {
+    const [, prefix = "", name, list] = m;
+    if (name.startsWith("__") || (name === "free" && !prefix)) {
+      currentKey = null;
+      returnsPromise = false;
+      continue;
+    }
+    currentKey =
+      name === "constructor" && !prefix
+        ? `new ${currentClass}`
+        : prefix === "static "
+          ? `${currentClass}.${name}`
+          : `${currentClass}.prototype.${name}`;
+    signatures[currentKey] = { params: params(list).map(camel), promise: returnsPromise };
+    returnsPromise = false;
+    continue;
+  }
+  // `_assertClass(arg, Query)`: the argument must be an instance of that class.
+  if (currentKey && (m = /^\s+_assertClass\((\w+), (\w+)\);$/.exec(line))) {
+    const list = signatures[currentKey].params;
+    const position = list.indexOf(camel(m[1]));
+    if (position >= 0) list[position] = [camel(m[1]), m[2]];
+  }
+}
+// The glue's loader exports (web only) are not part of the API.
+const loaderNames = /^export \{ initSync, __wbg_init as default \};$/m;
+if (target === "web" && !loaderNames.test(glue)) throw new Error(`${dir}/content_repo.js: the loader exports changed`);
+if (exportsInOrder.length < 5) throw new Error(`${dir}/content_repo.js: found only ${exportsInOrder} as exports`);
+if (!Object.values(signatures).some((signature) => signature.promise)) {
+  throw new Error(`${dir}/content_repo.js: no method returns a promise (the JSDoc changed?)`);
+}
+
+const names = [...exportsInOrder].sort();
+const template = readFileSync(join(root, "src/js/entry.js"), "utf8");
+const filled = template
+  .replaceAll("__SNIPPET__", snippet)
+  .replace("__SIGNATURES__", () => JSON.stringify(signatures, null, 2))
+  .replace("__EXPORTS__", () => `export const { ${names.join(", ")} } = api;`);
+for (const placeholder of ["__SNIPPET__", "__SIGNATURES__", "__EXPORTS__"]) {
+  if (filled.includes(placeholder)) throw new Error(`src/js/entry.js: ${placeholder} left unfilled`);
+}
+writeFileSync(join(dir, "api.js"), filled);
+
+const publicNames = [...names, "ContentRepoError", "ready"].join(", ");
+const entries = target === "web" ? { "index.js": "entry.web.js", "slim.js": "entry.slim.js" } : { "index.js": "entry.node.js" };
+for (const [file, source] of Object.entries(entries)) {
+  const text = readFileSync(join(root, "src/js", source), "utf8").replace("__NAMES__", () => publicNames);
+  writeFileSync(join(dir, file), text);
+}
