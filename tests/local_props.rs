@@ -500,7 +500,7 @@ proptest! {
         let mut model: Vec<Value> = Vec::new();
         let mut query = Query::new();
         for sort in to_sorting(&keys) {
-            query.push_sort(sort);
+            query.push_sort(sort).unwrap();
         }
         query.offset(offset).unwrap();
         if let Some(limit) = limit {

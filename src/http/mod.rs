@@ -32,12 +32,14 @@ impl fmt::Debug for ClientConfig {
     }
 }
 
-/// Checks an API key or a scheme prefix for control characters (CR and LF
-/// would allow header injection). The value itself is never quoted.
+/// Checks that an API key or a scheme prefix is printable ASCII (0x20 to
+/// 0x7E): nothing else can be sent in a header as is, and CR and LF would
+/// allow header injection. The value itself is never quoted in the error.
 fn check_header_text(text: &str, what: &str) -> Result<()> {
-    if text.chars().any(char::is_control) {
+    if !text.chars().all(|c| matches!(c, ' '..='~')) {
         return Err(Error::invalid_argument(format!(
-            "{what} must not contain control characters"
+            "{what} must be printable ASCII (characters 0x20 to 0x7E): \
+             it contains a control character (a line break, say) or a character outside ASCII"
         )));
     }
     Ok(())
@@ -45,8 +47,10 @@ fn check_header_text(text: &str, what: &str) -> Result<()> {
 
 impl ClientConfig {
     /// Validates the settings: an absolute `http:`/`https:` base URL, a
-    /// repository that is one path segment, a non-empty API key without
-    /// control characters, and an optional scheme prefix such as `Bearer `.
+    /// repository that is one path segment, a non-empty API key of
+    /// printable ASCII (0x20 to 0x7E), and an optional scheme prefix such as
+    /// `Bearer `, also printable ASCII. Errors are `invalid_argument` and
+    /// never contain the key.
     pub fn new(
         base_url: &str,
         repository: &str,

@@ -1,5 +1,5 @@
 //! Reading a response: the service's error message, and the JSON body with
-//! the shape the endpoint promises.
+//! the shape the endpoint promises; and keeping the API key out of both.
 
 use crate::engine::list::{envelope_total, frame, Shape};
 use crate::json;
@@ -8,8 +8,11 @@ use crate::error::{Error, Result};
 
 /// The longest excerpt of a body that goes into an error.
 pub const EXCERPT_CHARS: usize = 80;
-/// The longest service message that goes into an error.
+/// The longest service message (or network error text) that goes into an
+/// error.
 pub const MESSAGE_CHARS: usize = 300;
+/// What replaces the key in a text (see [`scrub`]).
+pub const REDACTED: &str = "[redacted]";
 
 /// What a successful response must hold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,19 +25,221 @@ pub enum Expect {
     Any,
 }
 
-/// Replaces every occurrence of `secret` (when non-empty) so that a body
-/// echoing the key cannot carry it into a message.
-pub fn scrub(text: &str, secret: &str) -> String {
-    if secret.is_empty() {
-        text.to_owned()
-    } else {
-        text.replace(secret, "[redacted]")
+/// One character of the secret, as the scrubber matches it.
+#[derive(Debug, Clone, Copy)]
+enum Unit {
+    /// An ASCII character (every character of a valid API key).
+    Ascii(u8),
+    /// Any other character: matched raw, fully percent-encoded (UTF-8) or
+    /// as a `\uXXXX` escape (a surrogate pair outside the BMP).
+    Other(char),
+}
+
+fn hex_digit(byte: u8) -> Option<u32> {
+    char::from(byte).to_digit(16)
+}
+
+/// The value of `count` hex digits (either case) at `text[at..]`.
+fn hex_at(text: &[u8], at: usize, count: usize) -> Option<u32> {
+    let digits = text.get(at..at.checked_add(count)?)?;
+    digits
+        .iter()
+        .try_fold(0u32, |value, &byte| Some(value * 16 + hex_digit(byte)?))
+}
+
+/// The letter of a JSON two-character escape (`\"`, `\\`, `\/`, `\n`, ...).
+fn short_escape(byte: u8) -> Option<u8> {
+    match byte {
+        b'"' => Some(b'"'),
+        b'\\' => Some(b'\\'),
+        b'/' => Some(b'/'),
+        0x08 => Some(b'b'),
+        0x0C => Some(b'f'),
+        b'\n' => Some(b'n'),
+        b'\r' => Some(b'r'),
+        b'\t' => Some(b't'),
+        _ => None,
     }
 }
 
-fn shorten(text: &str, chars: usize) -> String {
-    let mut out: String = text.chars().take(chars).collect();
-    if out.len() < text.len() {
+impl Unit {
+    /// Pushes to `ends` every position where this unit, starting at `at`
+    /// in `text`, can end.
+    fn ends(self, text: &[u8], at: usize, ends: &mut Vec<usize>) {
+        let byte = |offset: usize| text.get(at + offset).copied();
+        match self {
+            Unit::Ascii(c) => {
+                // Raw, or `+` for a space (form encoding).
+                if byte(0) == Some(c) || (c == b' ' && byte(0) == Some(b'+')) {
+                    ends.push(at + 1);
+                }
+                if byte(0) == Some(b'\\') {
+                    // JSON: `\"`, `\\`, `\/` (and the control escapes).
+                    if short_escape(c).is_some() && byte(1) == short_escape(c) {
+                        ends.push(at + 2);
+                    }
+                    // JSON: `\uXXXX`, hex digits in either case.
+                    if byte(1) == Some(b'u') && hex_at(text, at + 2, 4) == Some(u32::from(c)) {
+                        ends.push(at + 6);
+                    }
+                }
+                // Percent-encoding, hex digits in either case: covers
+                // `encodeURIComponent`, form encoding and encoding of every
+                // character.
+                if byte(0) == Some(b'%') && hex_at(text, at + 1, 2) == Some(u32::from(c)) {
+                    ends.push(at + 3);
+                }
+            }
+            Unit::Other(c) => {
+                let mut buffer = [0; 4];
+                let utf8 = c.encode_utf8(&mut buffer).as_bytes();
+                if text.get(at..).is_some_and(|rest| rest.starts_with(utf8)) {
+                    ends.push(at + utf8.len());
+                }
+                let percent = utf8.iter().enumerate().all(|(index, &b)| {
+                    byte(3 * index) == Some(b'%')
+                        && hex_at(text, at + 3 * index + 1, 2) == Some(u32::from(b))
+                });
+                if percent {
+                    ends.push(at + 3 * utf8.len());
+                }
+                let mut units = [0; 2];
+                let utf16 = c.encode_utf16(&mut units);
+                let escaped = utf16.iter().enumerate().all(|(index, &unit)| {
+                    byte(6 * index) == Some(b'\\')
+                        && byte(6 * index + 1) == Some(b'u')
+                        && hex_at(text, at + 6 * index + 2, 4) == Some(u32::from(unit))
+                });
+                if escaped {
+                    ends.push(at + 6 * utf16.len());
+                }
+            }
+        }
+    }
+}
+
+fn units(secret: &str) -> Vec<Unit> {
+    secret
+        .chars()
+        .map(|c| match u8::try_from(c) {
+            Ok(byte) if byte.is_ascii() => Unit::Ascii(byte),
+            _ => Unit::Other(c),
+        })
+        .collect()
+}
+
+/// The byte ranges of `text` covered by some occurrence of the secret, in
+/// any mixture of its encodings, merged where they overlap or touch.
+fn occurrences(text: &[u8], units: &[Unit]) -> Vec<(usize, usize)> {
+    let mut spans: Vec<(usize, usize)> = Vec::new();
+    let (mut here, mut next) = (Vec::new(), Vec::new());
+    for start in 0..text.len() {
+        here.clear();
+        here.push(start);
+        for unit in units {
+            next.clear();
+            for &at in &here {
+                unit.ends(text, at, &mut next);
+            }
+            next.sort_unstable();
+            next.dedup();
+            std::mem::swap(&mut here, &mut next);
+            if here.is_empty() {
+                break;
+            }
+        }
+        // Every end is reachable from `start`: the union is up to the last.
+        if let Some(&end) = here.last() {
+            match spans.last_mut() {
+                Some(last) if start <= last.1 => last.1 = last.1.max(end),
+                _ => spans.push((start, end)),
+            }
+        }
+    }
+    spans
+}
+
+fn replace(text: &str, spans: &[(usize, usize)], marker: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut at = 0;
+    for &(start, end) in spans {
+        out.extend_from_slice(&bytes[at..start]);
+        out.extend_from_slice(marker.as_bytes());
+        at = end;
+    }
+    out.extend_from_slice(&bytes[at..]);
+    // Spans start and end on character boundaries (every unit is whole
+    // characters), so this never loses anything.
+    String::from_utf8(out)
+        .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned())
+}
+
+/// Replaces every occurrence of `secret` (when non-empty) so that a text
+/// echoing the key cannot carry it into a message, in any form a server or
+/// a proxy may have written it: raw; JSON-escaped (`\/`, `\"`, `\\`, or
+/// `\uXXXX` for any character, hex digits in either case); percent-encoded
+/// (`encodeURIComponent`, form encoding with `+` for a space, or every
+/// character, hex digits in either case); and any mixture of these, one
+/// character at a time.
+///
+/// Overlapping occurrences are replaced together by one `[redacted]`. The
+/// result contains no occurrence in any of these forms, also where the
+/// marker meets the text around it: if `[redacted]` itself could complete
+/// one (a key with `]`, say), a marker outside ASCII is used instead.
+///
+/// ```
+/// use content_repo::http::response::scrub;
+///
+/// assert_eq!(scrub("key=a/b c and a\\/b%20c", "a/b c"), "key=[redacted] and [redacted]");
+/// assert_eq!(scrub("tok\\u0065n+x", "token x"), "[redacted]");
+/// ```
+pub fn scrub(text: &str, secret: &str) -> String {
+    if secret.is_empty() {
+        return text.to_owned();
+    }
+    let units = units(secret);
+    let spans = occurrences(text.as_bytes(), &units);
+    if spans.is_empty() {
+        return text.to_owned();
+    }
+    for marker in [
+        REDACTED,
+        "\u{2022}\u{2022}\u{2022}",
+        "\u{25C6}\u{25C6}\u{25C6}",
+    ] {
+        let out = replace(text, &spans, marker);
+        if occurrences(out.as_bytes(), &units).is_empty() {
+            return out;
+        }
+    }
+    // Only for a secret that contains both fallback markers: drop the
+    // occurrences until none is left (each round makes the text shorter).
+    let mut out = replace(text, &spans, "");
+    loop {
+        let spans = occurrences(out.as_bytes(), &units);
+        if spans.is_empty() {
+            return out;
+        }
+        out = replace(&out, &spans, "");
+    }
+}
+
+/// At most `chars` characters of `text` without the key (see [`scrub`]),
+/// with `…` when something was cut. Only the start of `text` is scanned.
+pub fn excerpt(text: &str, secret: &str, chars: usize) -> String {
+    // The longest form of one character of the secret is 12 bytes (a
+    // surrogate pair of `\uXXXX`, or four percent-encoded UTF-8 bytes): a
+    // window that much longer holds every occurrence that could reach into
+    // the excerpt.
+    let margin = secret.chars().count().saturating_mul(12);
+    let window_end = text
+        .char_indices()
+        .nth(chars.saturating_add(margin))
+        .map_or(text.len(), |(index, _)| index);
+    let scrubbed = scrub(&text[..window_end], secret);
+    let mut out: String = scrubbed.chars().take(chars).collect();
+    if out.len() < scrubbed.len() || window_end < text.len() {
         out.push('…');
     }
     out
@@ -78,7 +283,7 @@ pub fn http_error(status: u16, body: &str, secret: &str) -> Error {
                 .or_else(|| message_at(bytes, start, &[b"error"], 0))
         })
         .flatten()
-        .map(|text| shorten(&scrub(&text, secret), MESSAGE_CHARS));
+        .map(|text| excerpt(&text, secret, MESSAGE_CHARS));
     Error::Http { status, message }
 }
 
@@ -95,10 +300,9 @@ pub struct Facts {
 /// Checks that a 2xx body is JSON (as `JSON.parse` reads it) of the shape
 /// the endpoint promises; the body stays text.
 pub fn check(body: &str, expect: Expect, secret: &str) -> Result<Facts> {
-    let excerpt = || shorten(&scrub(body, secret), EXCERPT_CHARS);
     let shape = frame(body).map_err(|error| Error::Decode {
-        message: format!("the response is not valid JSON ({error})"),
-        excerpt: excerpt(),
+        message: scrub(&format!("the response is not valid JSON ({error})"), secret),
+        excerpt: excerpt(body, secret, EXCERPT_CHARS),
     })?;
     let problem = match (expect, &shape) {
         (Expect::List, Shape::Envelope { documents, entries }) => {
@@ -120,7 +324,7 @@ pub fn check(body: &str, expect: Expect, secret: &str) -> Result<Facts> {
     match problem {
         Some(message) => Err(Error::Decode {
             message: message.to_owned(),
-            excerpt: excerpt(),
+            excerpt: excerpt(body, secret, EXCERPT_CHARS),
         }),
         None => Ok(Facts::default()),
     }

@@ -77,8 +77,13 @@ impl RetryPolicy {
                     .saturating_mul(1u64.checked_shl(retry).unwrap_or(u64::MAX))
                     .min(self.max_delay_ms);
                 // Full jitter: anywhere in [0, ceiling], spreading the
-                // clients that failed together.
-                (ceiling as f64 * jitter.clamp(0.0, 1.0)).round() as u64
+                // clients that failed together. A NaN jitter counts as 0.
+                let jitter = if jitter.is_nan() {
+                    0.0
+                } else {
+                    jitter.clamp(0.0, 1.0)
+                };
+                (ceiling as f64 * jitter).round() as u64
             }
         };
         Some(delay.min(self.max_delay_ms))
@@ -87,14 +92,23 @@ impl RetryPolicy {
 
 /// Parses `Retry-After` (RFC 9110 section 10.2.3): a number of seconds, or
 /// an HTTP date, as milliseconds from `now_ms`. A date in the past is 0.
+///
+/// Never overflows or panics, whatever the header and `now_ms` (`NaN` and
+/// infinities included): a number of seconds too large for `u64`
+/// milliseconds is `u64::MAX` (the caller caps the wait), and anything that
+/// is neither form (a negative number, a fraction, garbage) is `None`.
 pub fn parse_retry_after(value: &str, now_ms: f64) -> Option<u64> {
     let value = value.trim();
     if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) {
+        // Too many digits for u64 is as good as forever.
         let seconds: u64 = value.parse().unwrap_or(u64::MAX);
         return Some(seconds.saturating_mul(1000));
     }
     let at = parse_http_date(value)?;
-    Some((at - now_ms).max(0.0).round() as u64)
+    let wait = (at - now_ms).round();
+    // `as` saturates (and maps NaN to 0); the comparison keeps NaN and
+    // negative waits at 0 explicitly.
+    Some(if wait > 0.0 { wait as u64 } else { 0 })
 }
 
 const MONTHS: [&str; 12] = [
@@ -102,48 +116,67 @@ const MONTHS: [&str; 12] = [
 ];
 
 /// Days from 1970-01-01 to the given civil date (proleptic Gregorian).
+///
+/// Defined for every input without overflow: the arithmetic is done in
+/// `i128` and the result saturates at the ends of `i64` (a month outside
+/// 1..=12 or a day outside the month is counted on, as `mktime` would).
 pub fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
-    let year = if month <= 2 { year - 1 } else { year };
+    let year = i128::from(year) - i128::from(month <= 2);
     let era = year.div_euclid(400);
     let year_of_era = year - era * 400;
-    let month = i64::from(month);
+    let month = i128::from(month);
     let day_of_year =
-        (153 * (if month > 2 { month - 3 } else { month + 9 }) + 2) / 5 + i64::from(day) - 1;
+        (153 * (if month > 2 { month - 3 } else { month + 9 }) + 2) / 5 + i128::from(day) - 1;
     let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
-    era * 146_097 + day_of_era - 719_468
+    let days = era * 146_097 + day_of_era - 719_468;
+    i64::try_from(days).unwrap_or(if days < 0 { i64::MIN } else { i64::MAX })
+}
+
+/// Parses a year of `digits` ASCII digits exactly (RFC 9110: `4DIGIT`, or
+/// `2DIGIT` in the obsolete RFC 850 form).
+fn year_digits(text: &str, digits: &[usize]) -> Option<i64> {
+    if !digits.contains(&text.len()) || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    text.parse().ok()
 }
 
 /// Parses an HTTP date in any of the three forms of RFC 9110 (IMF-fixdate
 /// `Sun, 06 Nov 1994 08:49:37 GMT`, RFC 850 `Sunday, 06-Nov-94 08:49:37 GMT`,
 /// asctime `Sun Nov  6 08:49:37 1994`) into Unix milliseconds.
+///
+/// Years have four digits (two in the RFC 850 form), so every date it
+/// accepts is between the years 0 and 9999: nothing can overflow.
 pub fn parse_http_date(value: &str) -> Option<f64> {
     let words: Vec<&str> = value.split_whitespace().collect();
     let (day, month, year, time) = match words.as_slice() {
-        [_, day, month, year, time, "GMT"] => (*day, *month, year.to_string(), *time),
+        [_, day, month, year, time, "GMT"] => (*day, *month, year_digits(year, &[4])?, *time),
         [_, date, time, "GMT"] => {
             let mut parts = date.split('-');
             let (day, month, year) = (parts.next()?, parts.next()?, parts.next()?);
-            let year: i64 = year.parse().ok()?;
-            // RFC 850 two-digit years: RFC 9110 says a year that appears to
-            // be more than 50 years in the future is in the past century.
-            let year = if year < 100 {
-                if year < 70 {
-                    2000 + year
-                } else {
-                    1900 + year
-                }
-            } else {
-                year
+            if parts.next().is_some() {
+                return None;
+            }
+            let short = year.len() == 2;
+            let year = match year_digits(year, &[2, 4])? {
+                // RFC 850 two-digit years: RFC 9110 says a year that appears
+                // to be more than 50 years in the future is in the past
+                // century.
+                year if short && year < 70 => 2000 + year,
+                year if short => 1900 + year,
+                year => year,
             };
-            (day, month, year.to_string(), *time)
+            (day, month, year, *time)
         }
-        [_, month, day, time, year] => (*day, *month, year.to_string(), *time),
+        [_, month, day, time, year] => (*day, *month, year_digits(year, &[4])?, *time),
         _ => return None,
     };
     let month = MONTHS.iter().position(|name| *name == month)? as u32 + 1;
+    if day.is_empty() || day.len() > 2 || !day.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
     let day: u32 = day.parse().ok()?;
-    let year: i64 = year.parse().ok()?;
-    let mut clock = time.split(':').map(|part| part.parse::<u32>().ok());
+    let mut clock = time.split(':').map(two_digits);
     let (hour, minute, second) = (clock.next()??, clock.next()??, clock.next()??);
     if clock.next().is_some() || !(1..=31).contains(&day) || hour > 23 || minute > 59 || second > 60
     {
@@ -152,4 +185,12 @@ pub fn parse_http_date(value: &str) -> Option<f64> {
     let days = days_from_civil(year, month, day);
     let seconds = days * 86_400 + i64::from(hour * 3600 + minute * 60 + second);
     Some(seconds as f64 * 1000.0)
+}
+
+/// One or two ASCII digits of a clock.
+fn two_digits(text: &str) -> Option<u32> {
+    if text.is_empty() || text.len() > 2 || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    text.parse().ok()
 }

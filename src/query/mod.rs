@@ -35,6 +35,12 @@ pub const MAX_LIMIT: u32 = 1000;
 pub const MAX_INCLUDE_LEVELS: u8 = 5;
 /// The largest `offset`: JavaScript's `Number.MAX_SAFE_INTEGER`.
 pub const MAX_OFFSET: u64 = (1 << 53) - 1;
+/// The most sort keys a query may have: 32. A list is rarely ordered by more
+/// than three or four keys; the cap keeps a query (and its URL, and the
+/// local re-sorting of cached documents) small whatever a caller or a query
+/// string holds. Adding a 33rd distinct key is an `invalid_sort` error;
+/// sorting again on a key already present only replaces its direction.
+pub const MAX_SORT_KEYS: usize = 32;
 
 /// How linked documents are included.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -211,20 +217,34 @@ impl Query {
 
     /// Adds a sort key (parsed from `fields.<name>` or `meta.<name>`); the
     /// first key added is the primary one. Sorting again on a key already
-    /// present replaces its direction in place.
+    /// present replaces its direction in place. At most [`MAX_SORT_KEYS`]
+    /// (32) distinct keys: one more is an [`Error::InvalidSort`].
     pub fn sort(&mut self, key: &str, direction: Direction) -> Result<&mut Self> {
         let key: FieldKey = key.parse()?;
-        self.push_sort(Sort { key, direction });
-        Ok(self)
+        self.push_sort(Sort { key, direction })
     }
 
     /// Adds a parsed sort key, replacing the direction of an equal key.
-    pub fn push_sort(&mut self, sort: Sort) -> &mut Self {
-        match self.sorting.iter_mut().find(|known| known.key == sort.key) {
-            Some(known) => known.direction = sort.direction,
-            None => self.sorting.push(sort),
+    ///
+    /// Fails with [`Error::InvalidSort`], leaving the query as it was, when
+    /// the key is new and the query already has [`MAX_SORT_KEYS`] keys. The
+    /// cap also bounds the search for an equal key, so building a query
+    /// from any number of calls takes time linear in their number.
+    pub fn push_sort(&mut self, sort: Sort) -> Result<&mut Self> {
+        if let Some(index) = self.sorting.iter().position(|known| known.key == sort.key) {
+            self.sorting[index].direction = sort.direction;
+            return Ok(self);
         }
-        self
+        if self.sorting.len() >= MAX_SORT_KEYS {
+            return Err(Error::invalid_sort(format!(
+                "too many sort keys: a query may sort by at most {MAX_SORT_KEYS} keys \
+                 (MAX_SORT_KEYS), and `{}` would be key {}",
+                sort.key,
+                self.sorting.len() + 1
+            )));
+        }
+        self.sorting.push(sort);
+        Ok(self)
     }
 
     /// Removes every sort key: the default order.
@@ -497,7 +517,7 @@ impl Query {
                 ("sorting", [key]) => {
                     let key: FieldKey = key.parse()?;
                     let direction = Direction::parse_for(&value, &key.to_string())?;
-                    query.push_sort(Sort { key, direction });
+                    query.push_sort(Sort { key, direction })?;
                 }
                 ("fields", []) => {
                     query.fields(&value)?;

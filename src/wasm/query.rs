@@ -90,6 +90,8 @@ impl JsQuery {
 
     /// Adds a sort key: `fields.<name>` or `meta.<name>`. The first key is the
     /// primary one; sorting again on a key replaces its direction in place.
+    /// A query sorts by at most 32 keys (`MAX_SORT_KEYS`): a 33rd distinct key
+    /// throws `invalid_sort` and leaves the query unchanged.
     #[wasm_bindgen(unchecked_return_type = "Query")]
     pub fn sort(
         &mut self,
@@ -104,10 +106,7 @@ impl JsQuery {
         })?;
         let key: FieldKey = key.parse()?;
         let direction = self::direction(&direction, &key.to_string())?;
-        self.update(|query| {
-            query.push_sort(Sort { key, direction });
-            Ok(())
-        })
+        self.update(|query| query.push_sort(Sort { key, direction }).map(drop))
     }
 
     /// Sets the field selection, e.g. `"title, author(name,email)"`; it is
@@ -314,7 +313,8 @@ impl JsQuery {
     }
 
     /// Reads a query string (with or without `?`) back into a `Query`;
-    /// `Query.parse(q.toString())` equals `q`.
+    /// `Query.parse(q.toString())` equals `q`. Throws like the setters, e.g.
+    /// `invalid_sort` for more than 32 distinct sort keys.
     pub fn parse(
         #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
     ) -> Result<JsQuery, JsValue> {

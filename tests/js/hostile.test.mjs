@@ -1,0 +1,52 @@
+// Issue 14 in Node: the hostile cases of hostile-cases.mjs, with the real
+// fixture server on 127.0.0.1 for the calls that must work afterwards, and
+// process-level watchers for anything uncaught.
+import { test, before, after, beforeEach } from "node:test";
+import assert from "node:assert/strict";
+import { startServer } from "../../www/server.mjs";
+import { cases } from "./hostile-cases.mjs";
+
+const sdk = await import("../../pkg/node/index.js");
+const apiKey = "node-hostile-key-4321";
+let server;
+let env;
+
+before(async () => {
+  server = await startServer({ port: 0, apiKey, control: true });
+  const call = async (path, body) => {
+    const response = await fetch(`${server.url.replace(/\/$/, "")}${path}`, body === undefined ? {} : {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    assert.ok(response.ok, `${path}: ${response.status}`);
+    return response.json();
+  };
+  env = {
+    baseUrl: server.url,
+    apiKey,
+    control: {
+      script: (script) => call("/__fixture/script", script),
+      requests: () => call("/__fixture/requests"),
+      reset: () => call("/__fixture/reset", {}),
+    },
+    watchUncaught() {
+      const seen = [];
+      const record = (error) => seen.push(error);
+      process.on("uncaughtException", record);
+      process.on("unhandledRejection", record);
+      return () => {
+        process.off("uncaughtException", record);
+        process.off("unhandledRejection", record);
+        return seen;
+      };
+    },
+  };
+});
+
+after(() => server.close());
+beforeEach(() => env.control.reset());
+
+for (const [name, run] of Object.entries(cases)) {
+  test(name, { timeout: 20_000 }, () => run(sdk, env));
+}
