@@ -71,7 +71,7 @@ fn record(
 ) {
     let change = cache
         .plan_response(
-            url,
+            Some(url),
             endpoint,
             query,
             kind,
@@ -238,7 +238,7 @@ fn a_lower_revision_never_replaces_a_higher_one_and_a_stale_response_changes_not
     // A late response with an older revision plans nothing at all.
     let change = cache
         .plan_response(
-            URL,
+            Some(URL),
             &posts(),
             &Query::new(),
             Kind::List,

@@ -29,16 +29,16 @@
 //! agree.
 
 pub mod policy;
+pub mod refresh;
 
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
-
-use serde_json::{json, Value};
 
 use crate::engine::apply::select_any;
 use crate::engine::sort::effective_keys;
 use crate::error::{Error, Result};
 use crate::json;
+use crate::json::record::{Record, Writer};
 use crate::query::selection::{Node, Parts};
 use crate::query::url::Endpoint;
 use crate::query::Query;
@@ -148,6 +148,13 @@ struct Segment {
     seq: u64,
 }
 
+/// A document as a sweep lists it: its id (decoded) and the order key of
+/// its revision.
+pub type Swept = (Vec<u8>, Option<Box<[u8]>>);
+
+/// Deleted documents: id and the order key of the revision it had.
+pub type Tombstones = HashMap<Vec<u8>, Option<Box<[u8]>>>;
+
 /// A list of a variant: its members, when complete.
 #[derive(Debug, Clone, Default)]
 struct List {
@@ -165,15 +172,19 @@ pub struct Answer {
     pub fetched_at: f64,
 }
 
-/// What recording a response changes: storage writes first, then memory.
+/// What recording changes: storage writes first, then memory.
 #[derive(Debug, Default)]
 pub struct Change {
     puts: Vec<(String, String)>,
     deletes: Vec<String>,
-    segment: Option<(String, Segment)>,
-    batch: Option<Batch>,
-    list: Option<(String, String, List)>,
-    alias: Option<((String, String), Vec<u8>)>,
+    /// New segments, with the documents read from them, in order.
+    segments: Vec<(String, Segment, Option<Batch>)>,
+    lists: Vec<(String, String, List)>,
+    aliases: Vec<((String, String), Vec<u8>)>,
+    /// Documents that left a list: removed from their variant's store
+    /// unless another list of it holds them.
+    removed: Vec<(String, Vec<Rc<[u8]>>)>,
+    tombstones: Vec<(String, Tombstones)>,
     drop_lists: Vec<(String, String)>,
     drop_urls: Vec<String>,
 }
@@ -182,6 +193,28 @@ impl Change {
     /// Whether there is nothing to write.
     pub fn is_empty(&self) -> bool {
         self.puts.is_empty() && self.deletes.is_empty()
+    }
+
+    /// Adds `other` after this change: one all-or-nothing write for both.
+    pub fn absorb(&mut self, other: Change) {
+        self.puts.extend(other.puts);
+        self.deletes.extend(other.deletes);
+        self.segments.extend(other.segments);
+        self.lists.extend(other.lists);
+        self.aliases.extend(other.aliases);
+        self.removed.extend(other.removed);
+        self.tombstones.extend(other.tombstones);
+        self.drop_lists.extend(other.drop_lists);
+        self.drop_urls.extend(other.drop_urls);
+    }
+
+    /// The ids (decoded) of the documents this change writes.
+    pub fn ids(&self) -> Vec<Vec<u8>> {
+        self.segments
+            .iter()
+            .filter_map(|(_, _, batch)| batch.as_ref())
+            .flat_map(|batch| batch.ids().map(<[u8]>::to_vec))
+            .collect()
     }
 
     /// The storage writes: `(key, text)` pairs.
@@ -208,6 +241,11 @@ pub struct Cache {
     lists: HashMap<(String, String), List>,
     /// Alias targets by (variant, alias api id).
     aliases: HashMap<(String, String), Vec<u8>>,
+    /// Documents deleted by a refresh, by variant: never served again unless
+    /// a higher revision arrives.
+    tombstones: HashMap<String, Tombstones>,
+    /// When answers were invalidated: by endpoint key (`""`: every endpoint).
+    invalidated: HashMap<String, f64>,
     /// A prefix unique to this cache (one tab), for segment keys.
     session: String,
     next: u64,
@@ -249,17 +287,26 @@ pub fn page_ids(text: &str) -> Vec<Vec<u8>> {
 }
 
 fn header(segment: &Segment, selection: Option<&str>) -> String {
-    json!({
-        "v": SCHEMA,
-        "url": segment.url,
-        "variant": segment.variant,
-        "endpoint": segment.endpoint,
-        "kind": segment.kind.as_str(),
-        "selection": selection,
-        "fetchedAt": segment.fetched_at,
-        "seq": segment.seq,
-    })
-    .to_string()
+    let mut header = Writer::new();
+    header
+        .number("v", SCHEMA as f64)
+        .string("url", &segment.url)
+        .string("variant", &segment.variant)
+        .string("endpoint", &segment.endpoint)
+        .string("kind", segment.kind.as_str())
+        .optional("selection", selection)
+        .number("fetchedAt", segment.fetched_at)
+        .number("seq", segment.seq as f64);
+    header.finish()
+}
+
+/// Reads a record of this schema.
+fn record<'a>(key: &str, text: &'a str) -> Result<Record<'a>> {
+    let record = Record::parse(text).map_err(|error| corrupt(key, error, text))?;
+    if record.number("v") != Some(SCHEMA as f64) {
+        return Err(corrupt(key, format!("not of schema {SCHEMA}"), text));
+    }
+    Ok(record)
 }
 
 fn list_entry_key(variant: &str, endpoint: &str) -> String {
@@ -317,7 +364,7 @@ impl Cache {
     /// document older than the cached one) plans nothing.
     pub fn plan_response(
         &mut self,
-        url: &str,
+        url: Option<&str>,
         endpoint: &Endpoint,
         query: &Query,
         kind: Kind,
@@ -339,7 +386,7 @@ impl Cache {
         };
         let (key, seq) = self.segment_key();
         let segment = Segment {
-            url: url.to_owned(),
+            url: url.unwrap_or_default().to_owned(),
             variant: variant.clone(),
             endpoint: endpoint_key(endpoint),
             kind,
@@ -369,11 +416,12 @@ impl Cache {
         }
         if let (Kind::Document, Endpoint::Alias(name)) = (kind, endpoint) {
             if let Some(id) = batch.as_ref().and_then(|batch| batch.ids().next()) {
-                change.alias = Some(((variant.clone(), name.clone()), id.to_vec()));
+                change
+                    .aliases
+                    .push(((variant.clone(), name.clone()), id.to_vec()));
             }
         }
-        change.batch = batch;
-        change.segment = Some((key, segment));
+        change.segments.push((key, segment, batch));
         Ok(change)
     }
 
@@ -389,16 +437,22 @@ impl Cache {
             .iter()
             .map(|id| String::from_utf8_lossy(id).into_owned())
             .collect();
-        change.puts.push((
-            list_entry_key(variant, endpoint),
-            json!({ "v": SCHEMA, "ids": text_ids, "fetchedAt": now }).to_string(),
-        ));
+        let mut record = Writer::new();
+        record
+            .number("v", SCHEMA as f64)
+            .strings("ids", text_ids.iter().map(String::as_str))
+            .number("fetchedAt", now);
+        change
+            .puts
+            .push((list_entry_key(variant, endpoint), record.finish()));
         let list = List {
             members: ids.into_iter().map(|id| Rc::from(id.as_slice())).collect(),
             fetched_at: now,
             used: 0,
         };
-        change.list = Some((variant.to_owned(), endpoint.to_owned(), list));
+        change
+            .lists
+            .push((variant.to_owned(), endpoint.to_owned(), list));
     }
 
     /// Plans recording that the list `endpoint` (in `query`'s variant) holds
@@ -423,22 +477,29 @@ impl Cache {
 
     /// Applies a planned change that was written.
     pub fn apply(&mut self, change: Change) {
-        if let Some((key, segment)) = change.segment {
-            if let Some(batch) = change.batch {
+        for (key, segment, batch) in change.segments {
+            if let Some(batch) = batch {
                 self.store(&segment.variant).commit_batch(batch);
             }
             self.bytes += segment.text.len();
-            let url = segment.url.clone();
-            self.segments.insert(key.clone(), segment);
-            self.urls.insert(url, key);
+            if !segment.url.is_empty() {
+                self.urls.insert(segment.url.clone(), key.clone());
+            }
+            self.segments.insert(key, segment);
         }
-        if let Some((variant, endpoint, mut list)) = change.list {
+        for (variant, endpoint, mut list) in change.lists {
             self.clock += 1;
             list.used = self.clock;
             self.lists.insert((variant, endpoint), list);
         }
-        if let Some((key, id)) = change.alias {
+        for (key, id) in change.aliases {
             self.aliases.insert(key, id);
+        }
+        for (variant, ids) in change.removed {
+            self.remove_unlisted(&variant, &ids);
+        }
+        for (variant, tombstones) in change.tombstones {
+            self.tombstones.insert(variant, tombstones);
         }
         for key in change.drop_lists {
             self.drop_list(&key);
@@ -457,23 +518,26 @@ impl Cache {
     }
 
     fn drop_list(&mut self, key: &(String, String)) {
-        let Some(list) = self.lists.remove(key) else {
-            return;
-        };
-        // Members of no other list of the variant leave its store.
-        let others: Vec<&List> = self
+        if let Some(list) = self.lists.remove(key) {
+            let ids: Vec<Rc<[u8]>> = list.members.into_iter().collect();
+            self.remove_unlisted(&key.0, &ids);
+        }
+    }
+
+    /// Removes the documents `ids` from the store of `variant`, except those
+    /// a list of it still holds.
+    fn remove_unlisted(&mut self, variant: &str, ids: &[Rc<[u8]>]) {
+        let listed: Vec<&List> = self
             .lists
             .iter()
-            .filter(|((variant, _), _)| *variant == key.0)
+            .filter(|((known, _), _)| known == variant)
             .map(|(_, list)| list)
             .collect();
-        let gone: Vec<Rc<[u8]>> = list
-            .members
+        let gone: Vec<&Rc<[u8]>> = ids
             .iter()
-            .filter(|id| !others.iter().any(|other| other.members.contains(*id)))
-            .cloned()
+            .filter(|id| !listed.iter().any(|list| list.members.contains(*id)))
             .collect();
-        if let Some(store) = self.variants.get_mut(&key.0) {
+        if let Some(store) = self.variants.get_mut(variant) {
             store.remove_ids(gone.iter().map(|id| id.as_ref()));
         }
     }
@@ -585,6 +649,13 @@ impl Cache {
                     Ok(list) => lists.push(list),
                     Err(error) => errors.push(error),
                 }
+            } else if let Some(variant) = key.strip_prefix("t:") {
+                match read_tombstones(&key, &text) {
+                    Ok(found) => {
+                        self.tombstones.insert(variant.to_owned(), found);
+                    }
+                    Err(error) => errors.push(error),
+                }
             } else {
                 errors.push(corrupt(
                     &key,
@@ -625,6 +696,25 @@ impl Cache {
             self.urls.insert(segment.url.clone(), key.clone());
             self.segments.insert(key, segment);
         }
+        // Deleted documents stay deleted, unless a higher revision came.
+        let tombstones: Vec<(String, Tombstones)> = self
+            .tombstones
+            .iter()
+            .map(|(variant, found)| (variant.clone(), found.clone()))
+            .collect();
+        for (variant, found) in tombstones {
+            let store = self.store(&variant);
+            let dead: Vec<&Vec<u8>> = found
+                .iter()
+                .filter(|(id, revision)| {
+                    store
+                        .revision_of(id)
+                        .is_some_and(|stored| stored <= revision.as_deref())
+                })
+                .map(|(id, _)| id)
+                .collect();
+            store.remove_ids(dead.into_iter().map(Vec::as_slice));
+        }
         for (variant, endpoint, ids, fetched_at) in lists {
             let store = self.store(&variant);
             // Every member must be stored for the list to be complete.
@@ -639,6 +729,168 @@ impl Cache {
             }
         }
         (errors, stale)
+    }
+
+    /// The complete lists: `(variant, endpoint)` keys, for refreshing them.
+    pub fn complete_lists(&self) -> Vec<(String, String)> {
+        let mut keys: Vec<(String, String)> = self.lists.keys().cloned().collect();
+        keys.sort();
+        keys
+    }
+
+    /// Marks every cached answer (for `endpoint`, or all) as of `now` old:
+    /// the next call asks the network under every policy but `cache-only`.
+    pub fn invalidate(&mut self, endpoint: Option<&Endpoint>, now: f64) {
+        self.invalidated
+            .insert(endpoint.map(endpoint_key).unwrap_or_default(), now);
+    }
+
+    /// How an answer received at `fetched_at` for `endpoint` counts for the
+    /// policy: old when invalidated since, or older than `max_age_ms`.
+    pub fn freshness(
+        &self,
+        endpoint: &Endpoint,
+        fetched_at: f64,
+        now: f64,
+        max_age_ms: Option<f64>,
+    ) -> policy::Cached {
+        let age_ms = (now - fetched_at).max(0.0);
+        let invalidated = [String::new(), endpoint_key(endpoint)]
+            .iter()
+            .filter_map(|key| self.invalidated.get(key))
+            .any(|at| fetched_at <= *at);
+        if invalidated || max_age_ms.is_some_and(|max| age_ms > max) {
+            policy::Cached::Old { age_ms }
+        } else {
+            policy::Cached::Fresh { age_ms }
+        }
+    }
+
+    /// Starts refreshing the complete list `endpoint` in `query`'s variant:
+    /// the newest `meta.updatedAt` among its members, as written (`None`
+    /// when no member has one). `not_cached` when the list is not complete.
+    pub fn refresh_since(&self, endpoint: &Endpoint, query: &Query) -> Result<Option<String>> {
+        let key = (variant_key(query), endpoint_key(endpoint));
+        let list = self.lists.get(&key).ok_or_else(|| {
+            not_cached(format!(
+                "the list `{}` is not complete in the cache ({}): prefetch it before refreshing it",
+                key.1,
+                describe_variant(&key.0)
+            ))
+        })?;
+        let Some(store) = self.variants.get(&key.0) else {
+            return Ok(None);
+        };
+        let mut newest: Option<(i128, String)> = None;
+        for id in &list.members {
+            let Some((text, _, _)) = store.entry(id) else {
+                continue;
+            };
+            let Some(value) = updated_at(text) else {
+                continue;
+            };
+            let Some(instant) = crate::engine::order::parse_instant(value.as_bytes()) else {
+                continue;
+            };
+            let better = match &newest {
+                Some((best, _)) => instant > *best,
+                None => true,
+            };
+            if better {
+                newest = Some((instant, value));
+            }
+        }
+        Ok(newest.map(|(_, text)| text))
+    }
+
+    /// Finishes a refresh of `endpoint` in `query`'s variant, after the
+    /// documents changed since were planned (`fetched`, one change): `swept`
+    /// holds every id of the list with the order key of its revision, as the
+    /// service listed them. Returns the ids still to fetch (new, or with a
+    /// newer revision than what is cached, even counting `fetched`).
+    pub fn refresh_missing(
+        &self,
+        query: &Query,
+        fetched: &Change,
+        swept: &[Swept],
+    ) -> Vec<Vec<u8>> {
+        let variant = variant_key(query);
+        let coming: HashSet<Vec<u8>> = fetched.ids().into_iter().collect();
+        let store = self.variants.get(&variant);
+        swept
+            .iter()
+            .filter(|(id, revision)| {
+                if coming.contains(id) {
+                    return false;
+                }
+                match store.and_then(|store| store.revision_of(id)) {
+                    None => true,
+                    Some(stored) => stored < revision.as_deref(),
+                }
+            })
+            .map(|(id, _)| id.clone())
+            .collect()
+    }
+
+    /// Plans the end of a refresh: `changes` (the documents fetched) and the
+    /// list's new membership (`swept`) in one change; documents no longer
+    /// listed leave the list (and the variant, unless another list holds
+    /// them) and are remembered as deleted. Returns the change and the
+    /// counts `(changed, deleted, total)`.
+    pub fn plan_refresh(
+        &self,
+        endpoint: &Endpoint,
+        query: &Query,
+        mut changes: Change,
+        swept: &[Swept],
+        now: f64,
+    ) -> Result<(Change, (usize, usize, usize))> {
+        let key = (variant_key(query), endpoint_key(endpoint));
+        let list = self.lists.get(&key).ok_or_else(|| {
+            not_cached(format!("the list `{}` is not complete in the cache", key.1))
+        })?;
+        let store = self.variants.get(&key.0);
+        // Changed: new, or a newer revision than cached before the refresh.
+        let mut changed: HashSet<Vec<u8>> = HashSet::new();
+        for (_, _, batch) in &changes.segments {
+            if let Some(batch) = batch {
+                for (id, revision) in batch.revisions() {
+                    let newer = match store.and_then(|store| store.revision_of(id)) {
+                        None => true,
+                        Some(stored) => stored < revision,
+                    };
+                    if newer {
+                        changed.insert(id.to_vec());
+                    }
+                }
+            }
+        }
+        let listed: HashSet<&[u8]> = swept.iter().map(|(id, _)| id.as_slice()).collect();
+        let deleted: Vec<Rc<[u8]>> = list
+            .members
+            .iter()
+            .filter(|id| !listed.contains(id.as_ref()))
+            .cloned()
+            .collect();
+        let ids: Vec<Vec<u8>> = swept.iter().map(|(id, _)| id.clone()).collect();
+        let total = ids.len();
+        self.plan_list(&mut changes, &key.0, &key.1, ids, now);
+        if !deleted.is_empty() {
+            let mut tombstones = self.tombstones.get(&key.0).cloned().unwrap_or_default();
+            for id in &deleted {
+                let revision = store
+                    .and_then(|store| store.revision_of(id))
+                    .flatten()
+                    .map(Box::from);
+                tombstones.insert(id.to_vec(), revision);
+            }
+            changes
+                .puts
+                .push((format!("t:{}", key.0), write_tombstones(&tombstones)));
+            changes.tombstones.push((key.0.clone(), tombstones));
+            changes.removed.push((key.0.clone(), deleted.clone()));
+        }
+        Ok((changes, (changed.len(), deleted.len(), total)))
     }
 
     fn touch(&mut self, key: &(String, String)) {
@@ -798,11 +1050,8 @@ fn read_segment(key: &str, text: &str) -> Result<(String, Segment, Option<String
     let (head, body) = text
         .split_once('\n')
         .ok_or_else(|| corrupt(key, "no header line", text))?;
-    let header: Value = serde_json::from_str(head).map_err(|error| corrupt(key, error, text))?;
-    if header.get("v").and_then(Value::as_u64) != Some(SCHEMA) {
-        return Err(corrupt(key, format!("not of schema {SCHEMA}"), text));
-    }
-    let field = |name: &str| header.get(name).and_then(Value::as_str).map(str::to_owned);
+    let header = record(key, head)?;
+    let field = |name: &str| header.string(name);
     let kind = field("kind")
         .as_deref()
         .and_then(Kind::parse)
@@ -818,11 +1067,8 @@ fn read_segment(key: &str, text: &str) -> Result<(String, Segment, Option<String
         endpoint,
         kind,
         text: Rc::new(body.to_owned()),
-        fetched_at: header
-            .get("fetchedAt")
-            .and_then(Value::as_f64)
-            .unwrap_or(0.0),
-        seq: header.get("seq").and_then(Value::as_u64).unwrap_or(0),
+        fetched_at: header.number("fetchedAt").unwrap_or(0.0),
+        seq: header.number("seq").map_or(0, |seq| seq as u64),
     };
     Ok((key.to_owned(), segment, field("selection")))
 }
@@ -831,22 +1077,115 @@ fn read_list(key: &str, rest: &str, text: &str) -> Result<(String, String, Vec<V
     let (variant, endpoint) = rest
         .split_once('\u{1f}')
         .ok_or_else(|| corrupt(key, "no endpoint in the key", text))?;
-    let value: Value = serde_json::from_str(text).map_err(|error| corrupt(key, error, text))?;
-    if value.get("v").and_then(Value::as_u64) != Some(SCHEMA) {
-        return Err(corrupt(key, format!("not of schema {SCHEMA}"), text));
-    }
+    let value = record(key, text)?;
     let ids = value
-        .get("ids")
-        .and_then(Value::as_array)
-        .and_then(|ids| {
-            ids.iter()
-                .map(|id| id.as_str().map(|id| id.as_bytes().to_vec()))
-                .collect::<Option<Vec<_>>>()
-        })
-        .ok_or_else(|| corrupt(key, "no ids", text))?;
-    let fetched_at = value
-        .get("fetchedAt")
-        .and_then(Value::as_f64)
-        .unwrap_or(0.0);
+        .strings("ids")
+        .ok_or_else(|| corrupt(key, "no ids", text))?
+        .into_iter()
+        .map(String::into_bytes)
+        .collect();
+    let fetched_at = value.number("fetchedAt").unwrap_or(0.0);
     Ok((variant.to_owned(), endpoint.to_owned(), ids, fetched_at))
+}
+
+/// `meta.updatedAt` of a document's text, decoded.
+fn updated_at(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let probe = crate::engine::list::probe(bytes, 0..bytes.len(), &["updatedAt"], &[]).ok()?;
+    let value = probe.meta.first().cloned().flatten()?;
+    if bytes.get(value.start) != Some(&b'"') {
+        return None;
+    }
+    let (end, escaped) = json::string_end(bytes, value.start).ok()?;
+    let mut scratch = Vec::new();
+    let text = json::string_bytes(bytes, value.start, end, escaped, &mut scratch);
+    String::from_utf8(text.to_vec()).ok()
+}
+
+/// The ids and revision order keys of a sweep page's documents (a list of
+/// `meta(id,revision)` documents).
+pub fn sweep_entries(text: &str) -> Vec<Swept> {
+    let bytes = text.as_bytes();
+    let documents = match crate::engine::list::frame(text) {
+        Ok(crate::engine::list::Shape::Envelope { documents, .. })
+        | Ok(crate::engine::list::Shape::Array(documents)) => documents,
+        _ => return Vec::new(),
+    };
+    let mut out = Vec::with_capacity(documents.len());
+    let mut scratch = Vec::new();
+    for range in documents {
+        let Ok(probe) = crate::engine::list::probe(bytes, range, &["id", "revision"], &[]) else {
+            continue;
+        };
+        let meta = |position: usize| probe.meta.get(position).cloned().flatten();
+        let Some(id) = meta(0) else {
+            continue;
+        };
+        let id = match bytes.get(id.start) {
+            Some(b'"') => match json::string_end(bytes, id.start) {
+                Ok((end, escaped)) => {
+                    json::string_bytes(bytes, id.start, end, escaped, &mut scratch).to_vec()
+                }
+                Err(_) => continue,
+            },
+            _ => bytes.get(id).unwrap_or_default().to_vec(),
+        };
+        let revision = meta(1)
+            .filter(|value| matches!(bytes.get(value.start), Some(b'-' | b'0'..=b'9')))
+            .map(|value| {
+                let mut key = Vec::new();
+                crate::json::number::encode(bytes.get(value).unwrap_or_default(), &mut key);
+                key.into_boxed_slice()
+            });
+        out.push((id, revision));
+    }
+    out
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+}
+
+fn unhex(text: &str) -> Option<Vec<u8>> {
+    (0..text.len())
+        .step_by(2)
+        .map(|at| u8::from_str_radix(text.get(at..at + 2)?, 16).ok())
+        .collect()
+}
+
+fn write_tombstones(tombstones: &Tombstones) -> String {
+    let mut deleted = Writer::new();
+    for (id, revision) in tombstones {
+        let revision = revision.as_deref().map(hex);
+        deleted.optional(&String::from_utf8_lossy(id), revision.as_deref());
+    }
+    let mut record = Writer::new();
+    record
+        .number("v", SCHEMA as f64)
+        .raw("deleted", &deleted.finish());
+    record.finish()
+}
+
+fn read_tombstones(key: &str, text: &str) -> Result<Tombstones> {
+    let value = record(key, text)?;
+    let entries = value
+        .object("deleted")
+        .ok_or_else(|| corrupt(key, "no deleted ids", text))?;
+    entries
+        .into_iter()
+        .map(|(id, revision)| {
+            let revision = match revision {
+                "null" => None,
+                _ => Some(
+                    revision
+                        .strip_prefix('"')
+                        .and_then(|hex| hex.strip_suffix('"'))
+                        .and_then(unhex)
+                        .ok_or_else(|| corrupt(key, "a revision that is not hex", text))?
+                        .into_boxed_slice(),
+                ),
+            };
+            Ok((id.into_bytes(), revision))
+        })
+        .collect()
 }

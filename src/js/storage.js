@@ -102,6 +102,14 @@ export function isOnline() {
   return !(typeof navigator === "object" && navigator !== null && navigator.onLine === false);
 }
 
+/** Calls `callback` on the runtime's `online` event; returns a function that stops it. */
+export function onReconnect(callback) {
+  const target = typeof globalThis.addEventListener === "function" ? globalThis : null;
+  if (!target) return undefined;
+  target.addEventListener("online", callback);
+  return () => target.removeEventListener("online", callback);
+}
+
 /** A random string naming this cache among the tabs that share one storage. */
 export function sessionId() {
   const bytes = new Uint8Array(8);

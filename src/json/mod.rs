@@ -31,6 +31,7 @@
 //! ```
 
 pub mod number;
+pub mod record;
 
 use std::fmt;
 

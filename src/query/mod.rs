@@ -327,6 +327,12 @@ impl Query {
         Ok(self)
     }
 
+    /// Sets `includes` as read elsewhere (`None` removes it).
+    pub fn set_includes(&mut self, includes: Option<Includes>) -> &mut Self {
+        self.includes = includes;
+        self
+    }
+
     /// Sets `embedAssets` (`false` omits the parameter: the service's default).
     pub fn embed_assets(&mut self, embed: bool) -> &mut Self {
         self.embed_assets = embed;

@@ -42,6 +42,7 @@ use std::collections::HashMap;
 use std::ops::Range;
 use std::rc::Rc;
 
+#[cfg(not(target_arch = "wasm32"))]
 use serde_json::Value;
 
 use crate::engine::apply::{page_bounds, write_page_meta};
@@ -133,6 +134,13 @@ impl Batch {
     /// `meta.total` of the list envelope the batch was read from.
     pub fn total(&self) -> Option<u64> {
         self.total
+    }
+
+    /// Each document's decoded id and the order key of its revision.
+    pub fn revisions(&self) -> impl Iterator<Item = (&[u8], Option<&[u8]>)> {
+        self.incoming
+            .iter()
+            .map(|document| (document.id.as_slice(), document.revision.as_deref()))
     }
 
     /// How many documents the batch holds.
@@ -248,6 +256,7 @@ impl DocumentStore {
         self.put_text(text, Origin::Argument)
     }
 
+    #[cfg(not(target_arch = "wasm32"))]
     /// Stores the documents of a list envelope, an array of documents, or
     /// one document given as a value (`invalid_argument` errors; the store
     /// is then unchanged). Returns how many documents were written.
@@ -357,6 +366,13 @@ impl DocumentStore {
             let key = selection.as_ref().map(|selection| selection.to_string());
             self.selections.remove(&key);
         }
+    }
+
+    /// The order key of the stored document `id`'s numeric `meta.revision`:
+    /// `Some(None)` when it has none, `None` when it is not stored.
+    pub fn revision_of(&self, id: &[u8]) -> Option<Option<&[u8]>> {
+        let stored = self.slots.get(*self.by_id.get(id)? as usize)?.as_ref()?;
+        Some(stored.revision.as_deref())
     }
 
     /// Whether a document `id` (decoded bytes) is stored.
@@ -631,6 +647,7 @@ impl DocumentStore {
     }
 
     /// The document stored under `id`.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn get(&self, id: &str) -> Option<Value> {
         serde_json::from_str(self.get_json(id)?).ok()
     }
@@ -936,6 +953,7 @@ impl DocumentStore {
     }
 
     /// [`query_json`](Self::query_json), parsed.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn query(&mut self, query: &Query, content_type: Option<&str>) -> Result<Value> {
         let text = self.query_json(query, content_type)?;
         serde_json::from_str(&text).map_err(|error| Error::Decode {

@@ -27,6 +27,8 @@ extern "C" {
     fn session_id() -> String;
     #[wasm_bindgen(js_name = readEntries)]
     fn read_entries(entries: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = onReconnect)]
+    fn on_reconnect(callback: &JsValue) -> JsValue;
 }
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -89,6 +91,12 @@ export interface CacheOptions {
    * @defaultValue no limit
    */
   maxBytes?: number;
+  /**
+   * Refresh every prefetched list (`client.refresh`) when the browser's
+   * `online` event fires.
+   * @defaultValue `false`
+   */
+  refreshOnReconnect?: boolean;
 }
 "#;
 
@@ -99,11 +107,19 @@ pub struct OfflineCache {
     /// What decides between cache and network.
     pub settings: Settings,
     max_age_ms: Option<f64>,
+    /// Whether prefetched lists are refreshed on the `online` event.
+    pub refresh_on_reconnect: bool,
     on_error: Option<Function>,
     loaded: Cell<bool>,
     loading: RefCell<Option<Promise>>,
     /// Settles when the last planned write has been written and applied.
     tail: RefCell<Promise>,
+}
+
+/// Calls `callback` on the runtime's `online` event; returns a function that
+/// stops it (or `undefined` where there is no such event).
+pub fn listen_for_reconnect(callback: &JsValue) -> JsValue {
+    on_reconnect(callback)
 }
 
 /// Calls `method` of a storage object with `args`, awaiting its promise.
@@ -225,6 +241,7 @@ impl OfflineCache {
             storage: make_storage(&kind, name),
             settings,
             max_age_ms: optional_ms(options, "maxAgeMs")?,
+            refresh_on_reconnect: property(options, "refreshOnReconnect").is_truthy(),
             on_error,
             loaded: Cell::new(false),
             loading: RefCell::new(None),
@@ -304,31 +321,42 @@ impl OfflineCache {
     /// Plans a change against the current state (after earlier writes),
     /// writes it, and applies it to memory only if the write succeeded; then
     /// collects what no longer needs keeping. Failures are reported.
-    pub async fn record(
+    pub async fn record<T>(
         self: &Rc<Self>,
-        plan: impl FnOnce(&mut Cache) -> Result<Change>,
-    ) -> Result<()> {
+        plan: impl FnOnce(&mut Cache) -> Result<(Change, T)>,
+    ) -> Result<T> {
         self.ready().await;
         let mut release: Option<Function> = None;
         let done = Promise::new(&mut |resolve, _| release = Some(resolve));
         let previous = self.tail.replace(done);
         let _ = JsFuture::from(previous).await;
         let planned = plan(&mut self.state.borrow_mut());
-        let mut result = match planned {
-            Ok(change) => self.write(change).await,
+        let result = match planned {
+            Ok((change, value)) => match self.write(change).await {
+                Ok(()) => {
+                    let collect = self.state.borrow().plan_collect();
+                    self.write(collect).await.map(|()| value)
+                }
+                Err(error) => Err(error),
+            },
             Err(error) => Err(error),
         };
-        if result.is_ok() {
-            let collect = self.state.borrow().plan_collect();
-            result = self.write(collect).await;
-        }
         if let Some(release) = release {
             let _ = release.call0(&JsValue::UNDEFINED);
         }
         if let Err(error) = &result {
-            self.report(error.clone());
+            if matches!(error, Error::Storage { .. }) {
+                self.report(error.clone());
+            }
         }
         result
+    }
+
+    /// Runs `read` on the loaded state.
+    pub async fn with_state<T>(self: &Rc<Self>, read: impl FnOnce(&mut Cache) -> T) -> T {
+        self.ready().await;
+        let mut state = self.state.borrow_mut();
+        read(&mut state)
     }
 
     async fn write(&self, change: Change) -> Result<()> {
@@ -352,19 +380,15 @@ impl OfflineCache {
     /// What the cache can answer, for the policy, and the answer.
     pub async fn lookup(
         self: &Rc<Self>,
+        endpoint: &crate::query::url::Endpoint,
         answer: impl FnOnce(&mut Cache) -> Result<Answer>,
     ) -> (Cached, Option<Answer>) {
         self.ready().await;
-        let result = answer(&mut self.state.borrow_mut());
-        match result {
+        let mut state = self.state.borrow_mut();
+        match answer(&mut state) {
             Ok(answer) => {
-                let age_ms = (js_sys::Date::now() - answer.fetched_at).max(0.0);
-                let old = self.max_age_ms.is_some_and(|max| age_ms > max);
-                let cached = if old {
-                    Cached::Old { age_ms }
-                } else {
-                    Cached::Fresh { age_ms }
-                };
+                let now = js_sys::Date::now();
+                let cached = state.freshness(endpoint, answer.fetched_at, now, self.max_age_ms);
                 (cached, Some(answer))
             }
             Err(error) => (Cached::Nothing(error), None),
@@ -453,6 +477,25 @@ impl JsClientCache {
     #[wasm_bindgen(getter)]
     pub fn bytes(&self) -> f64 {
         self.cache.bytes() as f64
+    }
+
+    /// Marks cached answers (for `endpoint`, or every one) stale: the next
+    /// call for them asks the service under every policy but `cache-only`
+    /// (and `stale-while-revalidate` answers from the cache while it asks).
+    pub fn invalidate(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "EndpointSpec | undefined")] endpoint: JsValue,
+    ) -> Result<(), JsValue> {
+        let endpoint = if endpoint.is_undefined() || endpoint.is_null() {
+            None
+        } else {
+            Some(super::client::endpoint(&endpoint)?)
+        };
+        self.cache
+            .state
+            .borrow_mut()
+            .invalidate(endpoint.as_ref(), js_sys::Date::now());
+        Ok(())
     }
 
     /// The policy in use.

@@ -10,18 +10,19 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
 use web_sys::AbortSignal;
 
-use super::cache::{JsClientCache, OfflineCache};
+use super::cache::{listen_for_reconnect, JsClientCache, OfflineCache};
 use super::convert::{describe, integer, optional_string, property, string};
 use super::fetch::{get, sleep_promise, Transport};
 use crate::cache::policy::{Machine, Step};
-use crate::cache::{Answer, Kind};
+use crate::cache::refresh::{delta_query, fetch_queries, sweep_query, variant, PAGE};
+use crate::cache::{sweep_entries, Answer, Change, Kind};
 use crate::engine::list::{frame, Shape};
 use crate::error::{Error, Result};
 use crate::http::response::{check, next_offset, Expect, Facts};
 use crate::http::retry::RetryPolicy;
 use crate::http::ClientConfig;
 use crate::query::url::Endpoint;
-use crate::query::{Includes, Query};
+use crate::query::Query;
 
 #[wasm_bindgen(module = "/src/js/storage.js")]
 extern "C" {
@@ -214,6 +215,150 @@ const DEFAULT_PREFETCH_PAGES: u64 = 200;
 pub struct JsClient {
     transport: Rc<Transport>,
     cache: Option<Rc<OfflineCache>>,
+    /// With `refreshOnReconnect`: the `online` listener, and what stops it.
+    reconnect: Option<(Closure<dyn FnMut()>, JsValue)>,
+}
+
+impl Drop for JsClient {
+    fn drop(&mut self) {
+        if let Some((_, stop)) = &self.reconnect {
+            if let Some(stop) = stop.dyn_ref::<Function>() {
+                let _ = stop.call0(&JsValue::UNDEFINED);
+            }
+        }
+    }
+}
+
+/// The most pages a refresh reads of each kind (a bound on a service that
+/// never ends a list).
+const MAX_REFRESH_PAGES: u64 = 1000;
+
+/// Refreshes the complete list `endpoint` of `query`'s variant (see
+/// `Client.refresh`): `{ changed, deleted, total }`.
+async fn refresh_list(
+    transport: Rc<Transport>,
+    cache: Rc<OfflineCache>,
+    endpoint: Endpoint,
+    query: Query,
+    signal: Option<AbortSignal>,
+    progress: Option<Function>,
+) -> Result<JsValue> {
+    let since = cache
+        .with_state(|state| state.refresh_since(&endpoint, &query))
+        .await?;
+    let fetch = |page: Query| {
+        let (transport, signal) = (transport.clone(), signal.clone());
+        let url = transport.config.url(&endpoint, Some(&page));
+        async move {
+            let body = get(transport.clone(), url?, signal, true).await?;
+            let facts = check(&body, Expect::List, transport.config.secret())?;
+            Ok::<_, Error>((body, facts))
+        }
+    };
+    let report = |loaded: usize, total: u64| {
+        if let Some(progress) = &progress {
+            let value = counts(&[("loaded", loaded as f64), ("total", total as f64)]);
+            let _ = progress.call1(&JsValue::UNDEFINED, &value);
+        }
+    };
+    // 1. What changed since the newest cached document.
+    let mut changes = Change::default();
+    let (mut offset, mut pages) = (0u64, 0u64);
+    loop {
+        let page = delta_query(&query, since.as_deref(), offset)?;
+        let (body, facts) = fetch(page.clone()).await?;
+        let now = js_sys::Date::now();
+        let change = cache
+            .with_state(|state| {
+                state.plan_response(None, &endpoint, &page, Kind::List, Rc::new(body), now)
+            })
+            .await?;
+        changes.absorb(change);
+        pages += 1;
+        match next_offset(facts, offset, u64::from(PAGE)) {
+            Some(next) if pages < MAX_REFRESH_PAGES => offset = next,
+            _ => break,
+        }
+    }
+    // 2. Every id and revision of the list.
+    let mut swept = Vec::new();
+    let (mut offset, mut pages) = (0u64, 0u64);
+    loop {
+        let (body, facts) = fetch(sweep_query(&query, offset)?).await?;
+        swept.extend(sweep_entries(&body));
+        report(swept.len(), facts.total.unwrap_or(swept.len() as u64));
+        pages += 1;
+        match next_offset(facts, offset, u64::from(PAGE)) {
+            Some(next) if pages < MAX_REFRESH_PAGES => offset = next,
+            Some(_) => {
+                return Err(Error::invalid_argument(format!(
+                "the list has more than {MAX_REFRESH_PAGES} pages of {PAGE}: it was not refreshed"
+            )))
+            }
+            None => break,
+        }
+    }
+    // 3. Changes whose updatedAt did not move, by id.
+    let missing = cache
+        .with_state(|state| state.refresh_missing(&query, &changes, &swept))
+        .await;
+    for page in fetch_queries(&query, &missing)? {
+        let (body, _) = fetch(page.clone()).await?;
+        let now = js_sys::Date::now();
+        let change = cache
+            .with_state(|state| {
+                state.plan_response(None, &endpoint, &page, Kind::List, Rc::new(body), now)
+            })
+            .await?;
+        changes.absorb(change);
+    }
+    // 4. All of it in one write.
+    let now = js_sys::Date::now();
+    let (changed, deleted, total) = cache
+        .record(|state| state.plan_refresh(&endpoint, &query, changes, &swept, now))
+        .await?;
+    Ok(counts(&[
+        ("changed", changed as f64),
+        ("deleted", deleted as f64),
+        ("total", total as f64),
+    ]))
+}
+
+/// Refreshes every complete list of `cache`, reporting failures.
+fn reconnect_callback(transport: Rc<Transport>, cache: Rc<OfflineCache>) -> Closure<dyn FnMut()> {
+    Closure::<dyn FnMut()>::new(move || {
+        let (transport, cache) = (transport.clone(), cache.clone());
+        wasm_bindgen_futures::spawn_local(async move {
+            let lists = cache.with_state(|state| state.complete_lists()).await;
+            for (variant_key, endpoint_key) in lists {
+                let endpoint = Endpoint::raw(&crate::query::encode::form_decode(&endpoint_key));
+                let query = Query::parse(&variant_key);
+                if let (Ok(endpoint), Ok(query)) = (endpoint, query) {
+                    let result = refresh_list(
+                        transport.clone(),
+                        cache.clone(),
+                        endpoint,
+                        query,
+                        None,
+                        None,
+                    )
+                    .await;
+                    if let Err(error) = result {
+                        cache.report(error);
+                    }
+                }
+            }
+        });
+    })
+}
+
+/// A plain object of numbers.
+fn counts(entries: &[(&str, f64)]) -> JsValue {
+    let object = js_sys::Object::new();
+    for (key, value) in entries {
+        let _ = js_sys::Reflect::set(&object, &JsValue::from_str(key), &JsValue::from_f64(*value));
+    }
+    object.into()
 }
 
 /// Reads `options.signal`.
@@ -397,9 +542,19 @@ impl JsClient {
         );
         let cache =
             OfflineCache::from_options(&property(&options, "cache"), &name, on_error)?.map(Rc::new);
+        let transport = Rc::new(Transport::new(config, policy, timeout_ms, fetch));
+        let reconnect = match &cache {
+            Some(cache) if cache.refresh_on_reconnect => {
+                let callback = reconnect_callback(transport.clone(), cache.clone());
+                let stop = listen_for_reconnect(callback.as_ref());
+                Some((callback, stop))
+            }
+            _ => None,
+        };
         Ok(JsClient {
-            transport: Rc::new(Transport::new(config, policy, timeout_ms, fetch)),
+            transport,
             cache,
+            reconnect,
         })
     }
 
@@ -599,24 +754,7 @@ impl JsClient {
             let cache = self.cache.clone().ok_or_else(|| {
                 Error::invalid_argument("prefetch needs a client created with the `cache` option")
             })?;
-            let variant = query_arg(&property(&options, "query"))?.unwrap_or_default();
-            let mut query = Query::new();
-            if let Some(locale) = variant.get_locale() {
-                query.locale(locale)?;
-            }
-            if variant.get_embed_assets() {
-                query.embed_assets(true);
-            }
-            match variant.get_includes() {
-                Some(Includes::Levels(levels)) => {
-                    query.include_levels(*levels)?;
-                }
-                Some(Includes::Fields(fields)) => {
-                    let names: Vec<String> = fields.iter().map(ToString::to_string).collect();
-                    query.include_fields(&names)?;
-                }
-                None => {}
-            }
+            let query = variant(&query_arg(&property(&options, "query"))?.unwrap_or_default())?;
             let page_size = optional_integer(&options, "pageSize", 1, 1000, 1000)?;
             let max_pages =
                 optional_integer(&options, "maxPages", 1, 1_000_000, DEFAULT_PREFETCH_PAGES)?;
@@ -653,13 +791,55 @@ impl JsClient {
                 let endpoint = state.endpoint.clone();
                 let loaded = ids.len();
                 cache
-                    .record(|cache| Ok(cache.plan_complete(&endpoint, &query, ids, now)))
+                    .record(|cache| Ok((cache.plan_complete(&endpoint, &query, ids, now), ())))
                     .await?;
                 let report = js_sys::Object::new();
                 let _ = js_sys::Reflect::set(&report, &"loaded".into(), &(loaded as f64).into());
                 let _ = js_sys::Reflect::set(&report, &"total".into(), &(total as f64).into());
                 Ok(report.into())
             })
+        })();
+        promise(work)
+    }
+
+    /// Brings a prefetched list up to date for a fraction of a full
+    /// prefetch's traffic (SPEC section 6): it asks for the documents whose
+    /// `meta.updatedAt` is at or after the newest cached one, and sweeps the
+    /// list's ids and revisions (`fields=meta(id,revision)`, pages of 1000)
+    /// to find deletions and changes whose `updatedAt` did not move; merges
+    /// them under the revision rule, drops deleted documents from the list,
+    /// and persists all of it in one write. Resolves to `{ changed, deleted,
+    /// total }`. Works after a reload, per variant (`options.query`'s
+    /// locale), for collections and `documents`; `not_cached` when the list
+    /// was not prefetched.
+    #[wasm_bindgen(
+        unchecked_return_type = "Promise<{ changed: number; deleted: number; total: number }>"
+    )]
+    pub fn refresh(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "EndpointSpec")] endpoint: JsValue,
+        #[wasm_bindgen(
+            unchecked_param_type = "{ query?: Query | string; signal?: AbortSignal; onProgress?: (progress: { loaded: number; total: number }) => void } | undefined"
+        )]
+        options: JsValue,
+    ) -> Promise {
+        let work = (|| {
+            let cache = self.cache.clone().ok_or_else(|| {
+                Error::invalid_argument("refresh needs a client created with the `cache` option")
+            })?;
+            let endpoint = self::endpoint(&endpoint)?;
+            check_list(&endpoint)?;
+            let query = variant(&query_arg(&property(&options, "query"))?.unwrap_or_default())?;
+            let signal = signal_option(&options)?;
+            let progress = optional_function(&options, "onProgress")?;
+            Ok(refresh_list(
+                self.transport.clone(),
+                cache,
+                endpoint,
+                query,
+                signal,
+                progress,
+            ))
         })();
         promise(work)
     }
@@ -822,14 +1002,15 @@ impl Request {
             let text = body.clone();
             let _ = cache
                 .record(|state| {
-                    state.plan_response(
-                        &self.url,
+                    let change = state.plan_response(
+                        Some(&self.url),
                         &self.endpoint,
                         &self.query,
                         self.kind(),
                         text,
                         now,
-                    )
+                    )?;
+                    Ok((change, ()))
                 })
                 .await;
         }
@@ -841,7 +1022,7 @@ impl Request {
         cache: &Rc<OfflineCache>,
     ) -> (crate::cache::policy::Cached, Option<Answer>) {
         cache
-            .lookup(|state| match self.expect {
+            .lookup(&self.endpoint, |state| match self.expect {
                 Expect::List => state.answer_list(&self.url, &self.endpoint, &self.query),
                 _ => state.answer_single(&self.url, &self.endpoint, &self.query),
             })
