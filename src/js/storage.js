@@ -110,6 +110,17 @@ export function onReconnect(callback) {
   return () => target.removeEventListener("online", callback);
 }
 
+/** `[true, value]` when `value` (a promise or not) settles within `ms` (0: no bound), `[false]` after; rejects as it rejects. */
+export function settleWithin(value, ms) {
+  const settled = Promise.resolve(value).then((result) => [true, result]);
+  if (!(ms > 0)) return settled;
+  let timer;
+  const late = new Promise((resolve) => {
+    timer = setTimeout(() => resolve([false]), ms);
+  });
+  return Promise.race([settled, late]).finally(() => clearTimeout(timer));
+}
+
 /** A random string naming this cache among the tabs that share one storage. */
 export function sessionId() {
   const bytes = new Uint8Array(8);

@@ -29,6 +29,8 @@ extern "C" {
     fn read_entries(entries: &JsValue) -> JsValue;
     #[wasm_bindgen(js_name = onReconnect)]
     fn on_reconnect(callback: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = settleWithin)]
+    fn settle_within(value: &JsValue, ms: f64) -> Promise;
 }
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -107,6 +109,8 @@ pub struct OfflineCache {
     /// What decides between cache and network.
     pub settings: Settings,
     max_age_ms: Option<f64>,
+    /// The bound of one storage call (the client's `timeoutMs`; 0: none).
+    timeout_ms: u64,
     /// Whether prefetched lists are refreshed on the `online` event.
     pub refresh_on_reconnect: bool,
     on_error: Option<Function>,
@@ -123,7 +127,7 @@ pub fn listen_for_reconnect(callback: &JsValue) -> JsValue {
 }
 
 /// Calls `method` of a storage object with `args`, awaiting its promise.
-async fn call(storage: &JsValue, method: &str, args: &Array) -> Result<JsValue> {
+async fn call(storage: &JsValue, method: &str, args: &Array, timeout_ms: u64) -> Result<JsValue> {
     let function = property(storage, method)
         .dyn_into::<Function>()
         .map_err(|_| {
@@ -145,9 +149,22 @@ async fn call(storage: &JsValue, method: &str, args: &Array) -> Result<JsValue> 
         }
     };
     let result = function.apply(storage, args).map_err(storage_error)?;
-    JsFuture::from(Promise::resolve(&result))
-        .await
-        .map_err(storage_error)
+    // A storage that never settles fails the call within the client's
+    // timeout (0: no bound) instead of holding every request.
+    let outcome = JsFuture::from(settle_within(&result, timeout_ms as f64)).await;
+    match outcome {
+        Ok(pair) => {
+            let pair = Array::from(&pair);
+            if pair.get(0).is_truthy() {
+                Ok(pair.get(1))
+            } else {
+                Err(Error::Storage {
+                    message: format!("{method}() did not settle within {timeout_ms} ms"),
+                })
+            }
+        }
+        Err(error) => Err(storage_error(error)),
+    }
 }
 
 fn optional_ms(options: &JsValue, key: &str) -> Result<Option<f64>> {
@@ -171,6 +188,7 @@ impl OfflineCache {
         options: &JsValue,
         name: &str,
         on_error: Option<Function>,
+        timeout_ms: u64,
     ) -> Result<Option<OfflineCache>> {
         if options.is_undefined() || options.is_null() || options.as_bool() == Some(false) {
             return Ok(None);
@@ -241,6 +259,7 @@ impl OfflineCache {
             storage: make_storage(&kind, name),
             settings,
             max_age_ms: optional_ms(options, "maxAgeMs")?,
+            timeout_ms,
             refresh_on_reconnect: property(options, "refreshOnReconnect").is_truthy(),
             on_error,
             loaded: Cell::new(false),
@@ -272,7 +291,7 @@ impl OfflineCache {
             None => {
                 let this = self.clone();
                 let promise = wasm_bindgen_futures::future_to_promise(async move {
-                    match call(&this.storage, "load", &Array::new()).await {
+                    match call(&this.storage, "load", &Array::new(), this.timeout_ms).await {
                         Ok(entries) => this.load(&entries).await,
                         Err(error) => this.report(error),
                     }
@@ -310,8 +329,13 @@ impl OfflineCache {
         }
         if !stale.is_empty() {
             let deletes: Array = stale.iter().map(|key| JsValue::from_str(key)).collect();
-            if let Err(error) =
-                call(&self.storage, "write", &Array::of2(&Array::new(), &deletes)).await
+            if let Err(error) = call(
+                &self.storage,
+                "write",
+                &Array::of2(&Array::new(), &deletes),
+                self.timeout_ms,
+            )
+            .await
             {
                 self.report(error);
             }
@@ -371,7 +395,13 @@ impl OfflineCache {
                 .iter()
                 .map(|key| JsValue::from_str(key))
                 .collect();
-            call(&self.storage, "write", &Array::of2(&puts, &deletes)).await?;
+            call(
+                &self.storage,
+                "write",
+                &Array::of2(&puts, &deletes),
+                self.timeout_ms,
+            )
+            .await?;
         }
         self.state.borrow_mut().apply(change);
         Ok(())
@@ -404,7 +434,7 @@ impl OfflineCache {
     /// Empties memory and storage.
     pub async fn clear(self: &Rc<Self>) -> Result<()> {
         self.ready().await;
-        call(&self.storage, "clear", &Array::new()).await?;
+        call(&self.storage, "clear", &Array::new(), self.timeout_ms).await?;
         self.state.borrow_mut().clear();
         Ok(())
     }

@@ -541,7 +541,8 @@ impl JsClient {
             config.repository()
         );
         let cache =
-            OfflineCache::from_options(&property(&options, "cache"), &name, on_error)?.map(Rc::new);
+            OfflineCache::from_options(&property(&options, "cache"), &name, on_error, timeout_ms)?
+                .map(Rc::new);
         let transport = Rc::new(Transport::new(config, policy, timeout_ms, fetch));
         let reconnect = match &cache {
             Some(cache) if cache.refresh_on_reconnect => {

@@ -5,7 +5,10 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { startServer } from "../../www/server.mjs";
 import { startStatic, launchChromium } from "./harness.mjs";
-import { cases } from "./hostile-cases.mjs";
+import { cases as hostile } from "./hostile-cases.mjs";
+import { dataCases } from "./data-cases.mjs";
+
+const cases = { ...hostile, ...dataCases };
 
 const apiKey = "browser-hostile-key-8765";
 let api;
@@ -29,7 +32,7 @@ before(async () => {
       return response.json();
     };
     window.sdk = await import("/pkg/web/index.js");
-    window.cases = (await import("/tests/js/hostile-cases.mjs")).cases;
+    window.cases = { ...(await import("/tests/js/hostile-cases.mjs")).cases, ...(await import("/tests/js/data-cases.mjs")).dataCases };
     window.env = {
       baseUrl,
       apiKey,

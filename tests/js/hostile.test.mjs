@@ -4,7 +4,10 @@
 import { test, before, after, beforeEach } from "node:test";
 import assert from "node:assert/strict";
 import { startServer } from "../../www/server.mjs";
-import { cases } from "./hostile-cases.mjs";
+import { cases as hostile } from "./hostile-cases.mjs";
+import { dataCases } from "./data-cases.mjs";
+
+const cases = { ...hostile, ...dataCases };
 
 const sdk = await import("../../pkg/node/index.js");
 const apiKey = "node-hostile-key-4321";

@@ -1,0 +1,194 @@
+// Issue 14: whatever JSON.parse accepts, the SDK accepts (SPEC §4), on every
+// path: a network answer, a cache hit, an offline answer, one document,
+// DocumentStore and the functions on JavaScript values; and a misbehaving
+// cache storage cannot hold a request. Cases shared by Node (hostile.test.mjs)
+// and headless Chromium (hostile-browser.test.mjs), each
+// `async (sdk, env) => void`, throwing on failure.
+
+function check(condition, message) {
+  if (!condition) throw new Error(`assertion failed: ${message}`);
+}
+
+/** Deep equality that tells lone surrogates, -0 and key order apart. */
+function same(actual, expected, message) {
+  const seen = (value) => JSON.stringify(value, (key, v) => (Object.is(v, -0) ? "-0" : v));
+  if (seen(actual) !== seen(expected)) throw new Error(`${message}: expected ${seen(expected).slice(0, 300)}, got ${seen(actual).slice(0, 300)}`);
+}
+
+/** A client whose `fetch` answers every list request with `list`, and a document request with its document. */
+function clientFor(sdk, text, cache, extra = {}) {
+  const list = JSON.parse(text);
+  const fetch = async (url) => {
+    const path = new URL(url).pathname;
+    const id = path.match(/\/documents\/([^/]+)$/)?.[1];
+    if (id) {
+      const at = text.indexOf(`"id":"${decodeURIComponent(id)}"`);
+      const doc = list.data.find((d) => d.meta.id === decodeURIComponent(id));
+      if (!doc || at < 0) return new Response("{}", { status: 404 });
+      // The document's own text, cut from the list text (escapes as sent).
+      const start = text.lastIndexOf('{"fields"', at);
+      let depth = 0;
+      let end = start;
+      for (let i = start, inString = false; i < text.length; i++) {
+        const c = text[i];
+        if (inString) {
+          if (c === "\\") i++;
+          else if (c === '"') inString = false;
+        } else if (c === '"') inString = true;
+        else if (c === "{" || c === "[") depth++;
+        else if (c === "}" || c === "]") {
+          depth--;
+          if (depth === 0) {
+            end = i + 1;
+            break;
+          }
+        }
+      }
+      return new Response(text.slice(start, end), { status: 200 });
+    }
+    return new Response(text, { status: 200 });
+  };
+  return new sdk.Client({ baseUrl: "http://127.0.0.1:9", repository: "demo", apiKey: "k", retries: 0, fetch, cache, ...extra });
+}
+
+/** A storage in memory that two clients can share (a reload). */
+function sharedStorage() {
+  const entries = new Map();
+  return {
+    async load() {
+      return [...entries];
+    },
+    async write(puts, deletes) {
+      for (const key of deletes) entries.delete(key);
+      for (const [key, value] of puts) entries.set(key, value);
+    },
+    async clear() {
+      entries.clear();
+    },
+  };
+}
+
+const meta = (id, extra = "") => `"meta":{"id":"${id}","revision":1,"contentType":"t","createdAt":"2024-01-0${id}T00:00:00Z"${extra}}`;
+
+/** Every way a list can come back: network, cache hit, offline, store, values. */
+async function everyPath(sdk, text, query, check, { values = true } = {}) {
+  const storage = sharedStorage();
+  const network = clientFor(sdk, text, { storage, policy: "cache-first" });
+  check(await network.documents(query), "network");
+  await network.prefetch("documents");
+  const hit = await network.documents(query);
+  check(hit, "cache hit");
+  const offline = clientFor(sdk, text, { storage, policy: "cache-only" });
+  const answer = await offline.documents(query);
+  if (answer.source !== "cache") throw new Error("the offline answer did not come from the cache");
+  check(answer, "offline answer");
+  const store = new sdk.DocumentStore();
+  store.putJson(text);
+  check(store.query(query), "DocumentStore.putJson");
+  store.free();
+  if (!values) return;
+  // JavaScript values: what JSON.stringify writes of them.
+  const held = new sdk.DocumentStore();
+  held.put(JSON.parse(text));
+  check(held.query(query), "DocumentStore.put");
+  check(sdk.applyQuery(JSON.parse(text), query), "applyQuery");
+  held.free();
+}
+
+export const dataCases = {
+  async "lone surrogates come back as JSON.parse reads them, on every path"(sdk) {
+    const text = `{"data":[{"fields":{"s":"a\\ud867b","t":"\\udc00x","\\ud800k":1},${meta(1)}},{"fields":{"s":"b"},${meta(2)}}],"meta":{"total":2}}`;
+    const parsed = JSON.parse(text);
+    await everyPath(sdk, text, new sdk.Query().sort("fields.s", "ASC"), (list, where) => {
+      same(list.data.map((d) => d.fields), parsed.data.map((d) => d.fields), where);
+    });
+    const one = await clientFor(sdk, text).document("1");
+    same(one.fields, parsed.data[0].fields, "one document");
+    same(sdk.selectFields(parsed.data[0], "s,t").fields, { s: "a\ud867b", t: "\udc00x" }, "selectFields");
+  },
+
+  async "numbers beyond f64 are accepted, ordered exactly, and returned as JSON.parse returns them"(sdk) {
+    const numbers = ["9007199254740993", "9007199254740992.5", "18446744073709551616", "-0", "1E2", "1e400", "-1e400", "1E-400", "100.0"];
+    const text = `{"data":[${numbers.map((n, i) => `{"fields":{"n":${n}},${meta(i + 1)}}`).join(",")}],"meta":{"total":${numbers.length}}}`;
+    const parsed = JSON.parse(text);
+    // Exact order; 1E2 and 100.0 tie, then the default order (createdAt DESC).
+    const expected = ["7", "4", "8", "9", "5", "2", "1", "3", "6"];
+    const query = new sdk.Query().sort("fields.n", "ASC").limit(20);
+    await everyPath(sdk, text, query, (list, where) => {
+      // (The fake service answers unsorted: the network answer is its.)
+      if (where !== "network") same(list.data.map((d) => d.meta.id), expected, `${where}: order`);
+      for (const doc of list.data) same(doc.fields.n, parsed.data[Number(doc.meta.id) - 1].fields.n, `${where}: value of ${doc.meta.id}`);
+    }, { values: false });
+    // JavaScript numbers are f64 already, and compare as such.
+    const docs = parsed.data.filter((d) => Number.isFinite(d.fields.n));
+    const sorted = sdk.sortDocuments(docs, query).map((d) => d.fields.n);
+    same(sorted, [...sorted].sort((a, b) => a - b), "sortDocuments on f64");
+  },
+
+  async "10,000 levels of nesting are read, selected and returned"(sdk) {
+    const depth = 10_000;
+    const deep = "[".repeat(depth) + "1" + "]".repeat(depth);
+    const text = `{"data":[{"fields":{"deep":${deep},"title":"x"},${meta(1)}}],"meta":{"total":1}}`;
+    const measure = (value) => {
+      let levels = 0;
+      while (Array.isArray(value)) {
+        value = value[0];
+        levels++;
+      }
+      return levels;
+    };
+    // (JSON.stringify cannot write it: the paths on JavaScript values are left out.)
+    await everyPath(sdk, text, new sdk.Query().fields("deep,title"), (list, where) => {
+      check(measure(list.data[0].fields.deep) === depth, `${where}: depth`);
+    }, { values: false });
+    const tooDeep = `{"data":[{"fields":{"deep":${"[".repeat(200_000)}${"]".repeat(200_000)}},${meta(1)}}]}`;
+    const error = await clientFor(sdk, tooDeep).documents().then(() => null, (e) => e);
+    check(error && error.code === "decode", `deeper than supported: decode (${error && error.code})`);
+  },
+
+  async "__proto__ keys are own properties and prototypes are plain, on every path"(sdk) {
+    const text = `{"data":[{"fields":{"__proto__":{"polluted":1},"title":"x"},${meta(1, ',"__proto__":{"m":1}')}}],"meta":{"total":1}}`;
+    const plain = (doc, where) => {
+      check(Object.getPrototypeOf(doc.fields) === Object.prototype, `${where}: plain prototype`);
+      check(Object.prototype.hasOwnProperty.call(doc.fields, "__proto__"), `${where}: own __proto__`);
+      check(doc.fields.polluted === undefined, `${where}: nothing inherited`);
+      same(Object.getOwnPropertyDescriptor(doc.fields, "__proto__").value, { polluted: 1 }, `${where}: the value`);
+    };
+    await everyPath(sdk, text, new sdk.Query().fields("__proto__,title,meta"), (list, where) => plain(list.data[0], where));
+    plain(await clientFor(sdk, text).document("1"), "one document");
+    plain(sdk.selectFields(JSON.parse(text).data[0], "__proto__"), "selectFields");
+  },
+
+  async "big integers come back as JSON.parse gives them"(sdk) {
+    const text = `{"data":[{"fields":{"n":9007199254740993},"meta":{"id":"1","revision":18446744073709551615,"createdAt":"2024-01-01T00:00:00Z"}}],"meta":{"total":1}}`;
+    const parsed = JSON.parse(text);
+    await everyPath(sdk, text, new sdk.Query(), (list, where) => {
+      same(list.data[0].fields.n, parsed.data[0].fields.n, `${where}: n`);
+      same(list.data[0].meta.revision, parsed.data[0].meta.revision, `${where}: revision`);
+    });
+  },
+
+  async "a cache storage that misbehaves cannot hold or break a request"(sdk) {
+    const text = `{"data":[{"fields":{"t":1},${meta(1)}}],"meta":{"total":1}}`;
+    const never = new Promise(() => {});
+    const storages = {
+      "load() resolves null": { load: async () => null, write: async () => {}, clear: async () => {} },
+      "load() resolves garbage": { load: async () => [1, ["k"], [2, 3], "x"], write: async () => {}, clear: async () => {} },
+      "load() throws": { load() { throw new TypeError("no"); }, write: async () => {}, clear: async () => {} },
+      "load() never settles": { load: () => never, write: async () => {}, clear: async () => {} },
+      "write() never settles": { load: async () => [], write: () => never, clear: async () => {} },
+      "write() rejects with null": { load: async () => [], write: () => Promise.reject(null), clear: async () => {} },
+    };
+    for (const [name, storage] of Object.entries(storages)) {
+      const reports = [];
+      const started = Date.now();
+      const c = clientFor(sdk, text, { storage }, { timeoutMs: 300, onCacheError: (e) => reports.push(e) });
+      const list = await c.documents();
+      check(list.data.length === 1, `${name}: the network's answer`);
+      check(Date.now() - started < 3000, `${name}: settled in time (${Date.now() - started} ms)`);
+      const again = await c.documents();
+      check(again.data.length === 1, `${name}: the client keeps working`);
+      check(reports.every((e) => e instanceof sdk.ContentRepoError && (e.code === "storage" || e.code === "decode")), `${name}: typed reports`);
+    }
+  },
+};
