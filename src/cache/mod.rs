@@ -186,7 +186,6 @@ pub struct Change {
     removed: Vec<(String, Vec<Rc<[u8]>>)>,
     tombstones: Vec<(String, Tombstones)>,
     drop_lists: Vec<(String, String)>,
-    drop_urls: Vec<String>,
 }
 
 impl Change {
@@ -205,7 +204,6 @@ impl Change {
         self.removed.extend(other.removed);
         self.tombstones.extend(other.tombstones);
         self.drop_lists.extend(other.drop_lists);
-        self.drop_urls.extend(other.drop_urls);
     }
 
     /// The ids (decoded) of the documents this change writes.
@@ -481,6 +479,8 @@ impl Cache {
             if let Some(batch) = batch {
                 self.store(&segment.variant).commit_batch(batch);
             }
+            // A response of a list is a use of it (least recently used goes first).
+            self.touch(&(segment.variant.clone(), segment.endpoint.clone()));
             self.bytes += segment.text.len();
             if !segment.url.is_empty() {
                 self.urls.insert(segment.url.clone(), key.clone());
@@ -503,9 +503,6 @@ impl Cache {
         }
         for key in change.drop_lists {
             self.drop_list(&key);
-        }
-        for url in change.drop_urls {
-            self.urls.remove(&url);
         }
         for key in change.deletes {
             if let Some(segment) = self.segments.remove(&key) {
@@ -546,86 +543,111 @@ impl Cache {
     /// URL uses any more, and, over `max_bytes`, evicting the least recently
     /// used lists (then responses that belong to no list) whole.
     pub fn plan_collect(&self) -> Change {
+        self.plan_collect_within(self.max_bytes)
+    }
+
+    /// After the storage refused a write for want of room (a quota): plans
+    /// evicting the least recently used lists until a quarter of the kept
+    /// texts is freed.
+    pub fn plan_make_room(&self) -> Change {
+        self.plan_collect_within(Some(self.bytes - self.bytes / 4))
+    }
+
+    fn plan_collect_within(&self, max_bytes: Option<usize>) -> Change {
         let mut change = Change::default();
-        let mut bytes = self.bytes;
-        let mut dropped_lists: Vec<(String, String)> = Vec::new();
-        let mut dropped_urls: HashSet<&str> = HashSet::new();
-        if let Some(max) = self.max_bytes {
+        // 1. What to evict: least recently used lists whole, then the oldest
+        //    responses that belong to no kept list.
+        let mut dropped: Vec<(String, String)> = Vec::new();
+        let mut evicted: HashSet<*const String> = HashSet::new();
+        if let Some(max) = max_bytes {
+            let mut bytes = self.bytes;
             let mut lists: Vec<(&(String, String), &List)> = self.lists.iter().collect();
             lists.sort_by_key(|(_, list)| list.used);
             for (key, _) in lists {
                 if bytes <= max {
                     break;
                 }
-                dropped_lists.push(key.clone());
-                for (segment_key, segment) in &self.segments {
-                    if segment.variant == key.0 && segment.endpoint == key.1 {
-                        dropped_urls.insert(segment.url.as_str());
-                        if !change.deletes.contains(segment_key) {
-                            bytes = bytes.saturating_sub(segment.text.len());
-                        }
+                dropped.push(key.clone());
+                for segment in self.segments.values() {
+                    if segment.variant == key.0
+                        && segment.endpoint == key.1
+                        && evicted.insert(Rc::as_ptr(&segment.text))
+                    {
+                        bytes = bytes.saturating_sub(segment.text.len());
                     }
                 }
             }
-            let mut rest: Vec<(&String, &Segment)> = self.segments.iter().collect();
+            let mut rest: Vec<&Segment> = self
+                .segments
+                .values()
+                .filter(|segment| {
+                    let key = (segment.variant.clone(), segment.endpoint.clone());
+                    !self.lists.contains_key(&key) || dropped.contains(&key)
+                })
+                .collect();
             rest.sort_by(|a, b| {
-                a.1.fetched_at
-                    .total_cmp(&b.1.fetched_at)
-                    .then(a.1.seq.cmp(&b.1.seq))
+                a.fetched_at
+                    .total_cmp(&b.fetched_at)
+                    .then(a.seq.cmp(&b.seq))
             });
-            for (_, segment) in rest {
+            for segment in rest {
                 if bytes <= max {
                     break;
                 }
-                if dropped_urls.insert(segment.url.as_str()) {
+                if evicted.insert(Rc::as_ptr(&segment.text)) {
                     bytes = bytes.saturating_sub(segment.text.len());
                 }
             }
         }
-        // What stays in use: texts of documents that stay, and of URLs that stay.
+        // 2. Documents that leave: of a dropped list or an evicted response,
+        //    and in no list that stays.
         let mut used: HashSet<*const String> = HashSet::new();
         for (variant, store) in &self.variants {
-            if dropped_lists.iter().any(|(dropped, _)| dropped == variant) {
-                // Members of dropped lists may leave: count what remains.
-                let remaining: Vec<&List> = self
-                    .lists
-                    .iter()
-                    .filter(|(key, _)| key.0 == *variant && !dropped_lists.contains(key))
-                    .map(|(_, list)| list)
-                    .collect();
-                let dropped: Vec<&List> = dropped_lists
-                    .iter()
-                    .filter(|key| key.0 == *variant)
-                    .filter_map(|key| self.lists.get(key))
-                    .collect();
-                for (id, buffer) in store.documents() {
-                    let leaving = dropped.iter().any(|list| list.members.contains(id))
-                        && !remaining.iter().any(|list| list.members.contains(id));
-                    if !leaving {
-                        used.insert(buffer);
-                    }
-                }
-            } else {
-                used.extend(store.buffers());
-            }
-        }
-        for (url, key) in &self.urls {
-            if !dropped_urls.contains(url.as_str()) {
-                if let Some(segment) = self.segments.get(key) {
-                    used.insert(Rc::as_ptr(&segment.text));
+            let kept: Vec<&List> = self
+                .lists
+                .iter()
+                .filter(|(key, _)| key.0 == *variant && !dropped.contains(key))
+                .map(|(_, list)| list)
+                .collect();
+            let gone: Vec<&List> = dropped
+                .iter()
+                .filter(|key| key.0 == *variant)
+                .filter_map(|key| self.lists.get(key))
+                .collect();
+            let mut leaving: Vec<Rc<[u8]>> = Vec::new();
+            for (id, buffer) in store.documents() {
+                let listed = kept.iter().any(|list| list.members.contains(id));
+                let going =
+                    gone.iter().any(|list| list.members.contains(id)) || evicted.contains(&buffer);
+                if going && !listed {
+                    leaving.push(Rc::from(id));
+                } else {
+                    used.insert(buffer);
                 }
             }
+            if !leaving.is_empty() {
+                change.removed.push((variant.clone(), leaving));
+            }
         }
+        // 3. Texts that answer a URL stay unless evicted.
+        for key in self.urls.values() {
+            if let Some(segment) = self.segments.get(key) {
+                let text = Rc::as_ptr(&segment.text);
+                if !evicted.contains(&text) {
+                    used.insert(text);
+                }
+            }
+        }
+        // 4. Every text nothing uses any more is deleted (and its URL with it).
         for (key, segment) in &self.segments {
             if !used.contains(&Rc::as_ptr(&segment.text)) {
                 change.deletes.push(key.clone());
             }
         }
-        for key in &dropped_lists {
+        for key in &dropped {
             change.deletes.push(list_entry_key(&key.0, &key.1));
         }
-        change.drop_lists = dropped_lists;
-        change.drop_urls = dropped_urls.into_iter().map(str::to_owned).collect();
+        change.drop_lists = dropped;
         change
     }
 
@@ -930,7 +952,7 @@ impl Cache {
             let other = self.lists.keys().any(|(_, endpoint)| *endpoint == key.1);
             return Err(not_cached(if other {
                 format!(
-                    "the list `{}` is cached for another variant ({})",
+                    "the list `{}` is not complete in the cache for {} (only for another variant): prefetch it with that query",
                     key.1,
                     describe_variant(&key.0)
                 )

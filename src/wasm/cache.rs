@@ -361,7 +361,17 @@ impl OfflineCache {
                     let collect = self.state.borrow().plan_collect();
                     self.write(collect).await.map(|()| value)
                 }
-                Err(error) => Err(error),
+                Err(error) => {
+                    if is_quota(&error) {
+                        // Make room for the next writes: evict whole lists,
+                        // memory and storage together.
+                        let room = self.state.borrow().plan_make_room();
+                        if let Err(also) = self.write(room).await {
+                            self.report(also);
+                        }
+                    }
+                    Err(error)
+                }
             },
             Err(error) => Err(error),
         };
@@ -448,6 +458,11 @@ impl OfflineCache {
     pub fn bytes(&self) -> usize {
         self.state.borrow().bytes()
     }
+}
+
+/// Whether a storage failure is a full storage (a quota).
+fn is_quota(error: &Error) -> bool {
+    matches!(error, Error::Storage { message } if message.contains("Quota") || message.contains("quota"))
 }
 
 fn web_log(value: &JsValue) {
