@@ -153,7 +153,9 @@ export interface Meta {
  * @typeParam F - the type of `fields`
  */
 export interface Document<F = Record<string, unknown>> {
+  /** Your fields (absent after a selection that names only `meta`). */
   fields: F;
+  /** The system metadata (only the named keys after a selection that names `meta` keys). */
   meta: Meta;
   [key: string]: unknown;
 }
@@ -178,6 +180,11 @@ export interface ListMeta {
  */
 export interface ListResponse<F = Record<string, unknown>> {
   data: Document<F>[];
+  /**
+   * Where the page sits. The service sends it with every list, and the SDK
+   * writes it for the lists it makes (`all`, `applyQuery`, the store, the
+   * cache); a service response without it is passed on as it is.
+   */
   meta: ListMeta;
   /** Linked documents by content type (`includes` queries). */
   includes?: Record<string, Document[]>;
@@ -381,7 +388,7 @@ export function sortDocuments<T extends DocumentLike>(documents: readonly T[], q
  * Applies a field selection such as `"title, author/name"` (SPEC section 3):
  * to each document of an array, to the `data` of a list envelope (and the
  * `includes` scope to its `includes`, other keys kept), or to one document.
- * Returns new objects. Throws `invalid_selection` (with `position`) for an
+ * Returns new objects (`"*"` returns the input itself). Throws `invalid_selection` (with `position`) for an
  * invalid selection.
  */
 export function selectFields<T extends DocumentLike>(documents: readonly T[], selection: string): Selected<T>[];

@@ -8,6 +8,7 @@
 //   under `bundler`, the declarations themselves checked too (no
 //   skipLibCheck). A block with `/// <reference lib="webworker" />` (the
 //   service worker) is checked with the webworker library instead of the DOM's;
+// - the declarations compile under every strictness option;
 // - the declarations and the runtime agree: every export of each entry, and
 //   every method and property of each class, is declared, and everything
 //   declared exists (a generated parity.ts, checked by tsc the same way);
@@ -178,6 +179,26 @@ before(async () => {
   writeFileSync(join(project, "parity.ts"), parity + "\n");
   files.dom.push("parity.ts");
 
+  // The declarations alone, under every strictness option a user may set.
+  writeFileSync(
+    join(project, "entries.ts"),
+    'import * as main from "content-repo";\nimport * as slim from "content-repo/slim";\nimport wasmUrl from "content-repo/wasm";\nexport { main, slim, wasmUrl };\n',
+  );
+  const pedantic = {
+    ...BASE,
+    ...RESOLUTIONS.nodenext,
+    lib: LIBS.dom,
+    exactOptionalPropertyTypes: true,
+    noUncheckedIndexedAccess: true,
+    noPropertyAccessFromIndexSignature: true,
+    noImplicitOverride: true,
+    noUnusedLocals: true,
+    noUnusedParameters: true,
+    verbatimModuleSyntax: true,
+    isolatedModules: true,
+  };
+  writeFileSync(join(project, "tsconfig.pedantic.json"), JSON.stringify({ compilerOptions: pedantic, files: ["entries.ts"] }, null, 2));
+
   for (const [lib, list] of Object.entries(files)) {
     for (const [resolution, options] of Object.entries(RESOLUTIONS)) {
       const config = { compilerOptions: { ...BASE, ...options, lib: LIBS[lib] }, files: list };
@@ -221,6 +242,11 @@ for (const resolution of Object.keys(RESOLUTIONS)) {
     assert.ok(worker.ok, readable(worker.output));
   });
 }
+
+test("the declarations compile under every strictness option (exactOptionalPropertyTypes, noUncheckedIndexedAccess, ...)", async () => {
+  const result = await typecheck("tsconfig.pedantic.json");
+  assert.ok(result.ok, result.output);
+});
 
 test("the checks can fail: a wrong type and an unused @ts-expect-error are reported", async () => {
   const wrong = [
