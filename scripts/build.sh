@@ -3,7 +3,8 @@
 # `import` or `require`, instantiated synchronously on import) and a browser
 # build (pkg/web: index.js starts loading the module at import, slim.js never
 # names the .wasm and waits for init()), no top-level await anywhere; the
-# .d.ts files and one package.json. scripts/entries.mjs writes the entries.
+# hand-written .d.ts files (src/js/index.d.ts, slim.d.ts, wasm.d.ts) and one
+# package.json. scripts/entries.mjs writes the entries.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,42 +26,10 @@ for target in web node; do
   node scripts/entries.mjs "$out.tmp/$target" "$target"
 done
 
-cat > "$out.tmp/index.d.ts" <<'DTS'
-export * from "./node/content_repo.js";
-
-/**
- * Resolves once the WebAssembly module is ready. In Node it already is; in
- * browsers and workers the module starts loading when this package is
- * imported, and every synchronous call made before it is ready throws a
- * `ContentRepoError` with the code `not_initialized`. Rejects with the
- * loading error if loading failed.
- */
-export function ready(): Promise<void>;
-DTS
-cat > "$out.tmp/slim.d.ts" <<'DTS'
-export * from "./node/content_repo.js";
-
-/** Where {@link init} finds the WebAssembly module. */
-export type InitInput = URL | string | Response | BufferSource | WebAssembly.Module;
-
-/**
- * Loads the WebAssembly module: its URL (`new URL(wasmUrl, import.meta.url)`
- * with `import wasmUrl from "content-repo/wasm"`), a `Response`, its bytes or
- * a compiled `WebAssembly.Module` (Cloudflare Workers), or a promise of one.
- * Later calls return the same promise; after a failure, a call with an input
- * tries again. Every synchronous call made before it resolves throws a
- * `ContentRepoError` with the code `not_initialized`.
- */
-export function init(input?: InitInput | Promise<InitInput>): Promise<void>;
-
-/** Resolves once {@link init} has loaded the module. */
-export function ready(): Promise<void>;
-DTS
-cat > "$out.tmp/wasm.d.ts" <<'DTS'
-/** The URL of the WebAssembly module, as your bundler emits it (esbuild `--loader:.wasm=file`, Vite `?url`). */
-declare const wasmUrl: string;
-export default wasmUrl;
-DTS
+# The types are written by hand (src/js/*.d.ts), not generated: the Rust
+# exports carry skip_typescript, and wasm-bindgen's content_repo.d.ts beside
+# the glue is no entry's `types`.
+cp src/js/index.d.ts src/js/slim.d.ts src/js/wasm.d.ts "$out.tmp/"
 cp README.md "$out.tmp/README.md"
 OUT="$out.tmp" node -e '
 const fs = require("fs");

@@ -33,75 +33,6 @@ extern "C" {
     fn settle_within(value: &JsValue, ms: f64) -> Promise;
 }
 
-#[wasm_bindgen(typescript_custom_section)]
-const CACHE_TS: &'static str = r#"
-/** Where a result came from: a non-enumerable property of every list and document a client returns. */
-export type Source = "network" | "cache";
-
-/**
- * A storage for the offline cache: every method may reject (a full disk,
- * say); a failed `write` must change nothing.
- */
-export interface CacheStorage {
-  /** Every stored entry. */
-  load(): Promise<Array<[string, string]>>;
-  /** Writes `puts` and removes `deletes`, all or nothing. */
-  write(puts: Array<[string, string]>, deletes: string[]): Promise<void>;
-  /** Removes every entry. */
-  clear(): Promise<void>;
-}
-
-/** When a client answers from its cache. */
-export type CachePolicy = "network-first" | "cache-first" | "stale-while-revalidate" | "cache-only";
-
-/** The offline cache of a {@link Client}. */
-export interface CacheOptions {
-  /**
-   * Where entries are kept: `"indexeddb"` (survives a reload), `"memory"`,
-   * or your own {@link CacheStorage}.
-   * @defaultValue `"indexeddb"` where IndexedDB exists (browsers), else `"memory"` (Node)
-   */
-  storage?: "indexeddb" | "memory" | CacheStorage;
-  /**
-   * - `network-first`: ask the service; answer from the cache when the
-   *   network fails (a network error, a timeout, 429 or 5xx: at once, without
-   *   retrying an unreachable network), when the runtime is offline, or when
-   *   `networkTimeoutMs` passes first; marked `stale`.
-   * - `cache-first`: answer from the cache when it can (and the answer is
-   *   younger than `maxAgeMs`), else ask the service.
-   * - `stale-while-revalidate`: answer from the cache when it can, and
-   *   refresh it from the service in the background.
-   * - `cache-only`: never ask the service.
-   * @defaultValue `"network-first"`
-   */
-  policy?: CachePolicy;
-  /**
-   * Cached answers older than this are `stale`; `cache-first` then asks the
-   * service first.
-   * @defaultValue no limit
-   */
-  maxAgeMs?: number;
-  /**
-   * `network-first`: answer from the cache (marked `stale`) when the service
-   * has not answered after this long; the request goes on and updates the cache.
-   * @defaultValue no limit
-   */
-  networkTimeoutMs?: number;
-  /**
-   * The most bytes of response text the cache keeps; beyond it the least
-   * recently used lists (then single responses) are evicted whole.
-   * @defaultValue no limit
-   */
-  maxBytes?: number;
-  /**
-   * Refresh every prefetched list (`client.refresh`) when the browser's
-   * `online` event fires.
-   * @defaultValue `false`
-   */
-  refreshOnReconnect?: boolean;
-}
-"#;
-
 /// The cache of one client, with its storage.
 pub struct OfflineCache {
     state: RefCell<Cache>,
@@ -474,7 +405,7 @@ fn web_log(value: &JsValue) {
 }
 
 /// `client.cache`: the cache of a client.
-#[wasm_bindgen(js_name = ClientCache)]
+#[wasm_bindgen(js_name = ClientCache, skip_typescript)]
 pub struct JsClientCache {
     cache: Rc<OfflineCache>,
 }

@@ -58,114 +58,6 @@ pub fn query_text(value: &JsValue) -> Result<Option<String>> {
     }
 }
 
-#[wasm_bindgen(typescript_custom_section)]
-const CLIENT_TS: &'static str = r#"
-/** The settings of a {@link Client}. */
-export interface ClientOptions {
-  /** An absolute `http:` or `https:` URL; trailing `/` are dropped. */
-  baseUrl: string;
-  /** The repository name (one path segment). */
-  repository: string;
-  /** The API key, sent as the `Authorization` header only: never in a URL, message or log. */
-  apiKey: string;
-  /**
-   * A prefix for the `Authorization` header, such as `"Bearer "`.
-   * @defaultValue `""` (the raw key)
-   */
-  authScheme?: string;
-  /**
-   * The time budget of one call in milliseconds, every attempt and retry
-   * wait included; `0` disables it. When it runs out the call rejects with
-   * `timeout` and the pending `fetch` is aborted.
-   * @defaultValue `30000`
-   */
-  timeoutMs?: number;
-  /**
-   * How many times a request is repeated after a network error or a 429,
-   * 502, 503 or 504 response (never after another status, a timeout, or an
-   * abort by the caller).
-   * @defaultValue `3`
-   */
-  retries?: number;
-  /**
-   * The backoff before the first retry in milliseconds, doubled for each
-   * later one, with full jitter (a random wait between 0 and that value).
-   * @defaultValue `250`
-   */
-  retryDelayMs?: number;
-  /**
-   * The longest wait before a retry in milliseconds; caps both the backoff
-   * and the server's `Retry-After` (seconds or an HTTP date).
-   * @defaultValue `30000`
-   */
-  maxRetryDelayMs?: number;
-  /**
-   * The `fetch` to use, e.g. to add logging or for tests.
-   * @defaultValue the global `fetch` (pages, web workers, service workers, Node 20+)
-   */
-  fetch?: (input: string, init: { method: "GET"; headers: Record<string, string>; signal: AbortSignal }) => Promise<Response>;
-}
-
-/** Options of one request. */
-export interface RequestOptions {
-  /** Aborts the request (and any retry wait): the call rejects with `aborted`. */
-  signal?: AbortSignal;
-}
-
-/** Options of `pages` and `all`. */
-export interface PageOptions extends RequestOptions {
-  /**
-   * `all` only: the most pages it fetches; if the list has more, it rejects
-   * with `invalid_argument` rather than return a partial list.
-   * @defaultValue `100`
-   */
-  maxPages?: number;
-}
-
-/** Options of `prefetch`. */
-export interface PrefetchOptions extends RequestOptions {
-  /**
-   * The variant to fetch (its `locale`, `embedAssets`, `includes`); other
-   * parameters are ignored: whole documents are fetched.
-   * @defaultValue the default variant
-   */
-  query?: Query | string;
-  /** Called after each page with what was loaded so far. */
-  onProgress?: (progress: { loaded: number; total: number }) => void;
-  /**
-   * Documents per request (1 to 1000).
-   * @defaultValue `1000`
-   */
-  pageSize?: number;
-  /**
-   * The most pages it fetches; if the list has more, it rejects with
-   * `invalid_argument` and records nothing as complete.
-   * @defaultValue `200`
-   */
-  maxPages?: number;
-}
-
-/** The repository info (`GET /v1/{repo}`): the service's object as it is. */
-export type RepositoryInfo = Record<string, unknown>;
-
-/** An async iterator over the pages of a list. */
-export interface Pages extends AsyncIterableIterator<ListResponse> {}
-
-/**
- * An endpoint: a raw path after the repository (`"documents"`,
- * `"collections/posts"`; split on `/`, each segment encoded), or a typed one
- * whose id is encoded as one segment.
- */
-export type EndpointSpec =
-  | string
-  | { repository: true }
-  | { documents: true }
-  | { document: string }
-  | { collection: string }
-  | { alias: string }
-  | { asset: string };
-"#;
-
 /// Decodes an endpoint argument: a raw string or a typed object.
 pub fn endpoint(value: &JsValue) -> Result<Endpoint> {
     if let Some(text) = value.as_string() {
@@ -211,7 +103,7 @@ const DEFAULT_PREFETCH_PAGES: u64 = 200;
 /// A client of one repository of the Content Repository Read API: typed
 /// methods for every endpoint, each returning a promise, with timeouts,
 /// cancellation, retries and typed errors (`ContentRepoError`).
-#[wasm_bindgen(js_name = Client)]
+#[wasm_bindgen(js_name = Client, skip_typescript)]
 pub struct JsClient {
     transport: Rc<Transport>,
     cache: Option<Rc<OfflineCache>>,
@@ -919,7 +811,7 @@ impl PageState {
 }
 
 /// An async iterator over the pages of a list (from `client.pages`).
-#[wasm_bindgen(js_name = Pages)]
+#[wasm_bindgen(js_name = Pages, skip_typescript)]
 pub struct JsPages {
     state: Rc<RefCell<PageState>>,
 }

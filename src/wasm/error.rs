@@ -19,41 +19,6 @@ pub fn is_content_repo_error(value: &JsValue) -> bool {
     is_content_repo_error_js(value)
 }
 
-#[wasm_bindgen(typescript_custom_section)]
-const ERROR_TS: &'static str = r#"
-/** The stable code of a {@link ContentRepoError}. */
-export type ErrorCode =
-  | "invalid_argument"
-  | "invalid_sort"
-  | "invalid_selection"
-  | "http"
-  | "network"
-  | "timeout"
-  | "aborted"
-  | "decode"
-  | "storage"
-  | "not_cached"
-  | "not_initialized";
-
-/**
- * Every failure of the SDK: a real `Error` with a stable `code`. Messages
- * never contain the API key.
- */
-export class ContentRepoError extends Error {
-  readonly name: "ContentRepoError";
-  /** What went wrong, stable across versions. */
-  readonly code: ErrorCode;
-  /** `invalid_selection`: 0-based UTF-16 index of the first character that cannot continue the selection. */
-  readonly position?: number;
-  /** `invalid_selection`: what could have continued the selection there. */
-  readonly expected?: string;
-  /** `http`: the response status. */
-  readonly status?: number;
-  /** `decode`: the start of the body that could not be read. */
-  readonly excerpt?: string;
-}
-"#;
-
 fn set(details: &Object, key: &str, value: JsValue) {
     // Setting a property on a fresh plain object cannot fail.
     let _ = Reflect::set(details, &JsValue::from_str(key), &value);

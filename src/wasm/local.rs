@@ -22,57 +22,6 @@ use crate::query::selection::Selection;
 use crate::query::sort::{Direction, FieldKey};
 use crate::query::Query;
 
-#[wasm_bindgen(typescript_custom_section)]
-const LOCAL_TS: &'static str = r#"
-/** A document's system metadata. Unknown extra keys are kept. */
-export interface Meta {
-  /** The document id: a decimal number written as a string. */
-  id: string;
-  contentType: string;
-  repository: string;
-  revision: number;
-  tags: string[];
-  /** An instant such as `"2024-01-31T12:00:00.000Z"`. */
-  createdAt: string;
-  updatedAt: string;
-  [key: string]: unknown;
-}
-
-/**
- * A document: user-defined `fields` and system `meta`. After a field
- * selection, `fields` may be absent and `meta` may hold only some keys.
- */
-export interface Document {
-  fields?: Record<string, unknown>;
-  meta?: Partial<Meta>;
-  [key: string]: unknown;
-}
-
-/** The `meta` of a list response. */
-export interface ListMeta {
-  /** The number of documents in `data`. */
-  count: number;
-  /** The page size: the query's `limit`, or the service's default 25. */
-  limit: number;
-  /** How many documents precede this page. */
-  offset: number;
-  /** The number of documents in the whole list. */
-  total: number;
-}
-
-/** A list response: a page of documents and where it sits in the list. */
-export interface ListResponse {
-  data: Document[];
-  meta: ListMeta;
-  /** Linked documents by content type (`includes` queries). */
-  includes?: Record<string, Document[]>;
-  [key: string]: unknown;
-}
-
-/** Documents as the local engine accepts them: an array, or a list envelope. */
-export type DocumentList = Document[] | { data: Document[]; [key: string]: unknown };
-"#;
-
 #[wasm_bindgen(inline_js = r#"
 const hasOwn = Object.prototype.hasOwnProperty;
 const isObject = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -212,7 +161,7 @@ fn sorting_of(query: &JsValue) -> Result<Query> {
 ///
 /// Throws `invalid_argument` if `documents` is not an array of documents,
 /// or a query string is invalid.
-#[wasm_bindgen(js_name = sortDocuments, unchecked_return_type = "Document[]")]
+#[wasm_bindgen(js_name = sortDocuments, skip_typescript, unchecked_return_type = "Document[]")]
 pub fn sort_documents(
     #[wasm_bindgen(unchecked_param_type = "Document[]")] documents: JsValue,
     #[wasm_bindgen(unchecked_param_type = "Query | string | null | undefined")] query: JsValue,
@@ -238,7 +187,7 @@ pub fn sort_documents(
 ///
 /// Throws `invalid_selection` (with `position`) for an invalid selection,
 /// `invalid_argument` for something that is not a document or a list.
-#[wasm_bindgen(js_name = selectFields, unchecked_return_type = "Document | Document[] | ListResponse")]
+#[wasm_bindgen(js_name = selectFields, skip_typescript, unchecked_return_type = "Document | Document[] | ListResponse")]
 pub fn select_fields(
     #[wasm_bindgen(unchecked_param_type = "Document | DocumentList")] document_or_list: JsValue,
     #[wasm_bindgen(unchecked_param_type = "string")] selection: JsValue,
@@ -281,7 +230,7 @@ fn not_a_document_or_list(value: &JsValue) -> Error {
 ///
 /// Like the service, a query without `limit` returns a page of 25, so the
 /// same query gives the same answer locally as online.
-#[wasm_bindgen(js_name = applyQuery, unchecked_return_type = "ListResponse")]
+#[wasm_bindgen(js_name = applyQuery, skip_typescript, unchecked_return_type = "ListResponse")]
 pub fn apply_query(
     #[wasm_bindgen(unchecked_param_type = "DocumentList")] list_or_documents: JsValue,
     #[wasm_bindgen(unchecked_param_type = "Query | string | null | undefined")] query: JsValue,
@@ -306,7 +255,7 @@ pub fn apply_query(
 
 /// The size of the module's memory in bytes (it grows, never shrinks): what
 /// the documents held in `DocumentStore`s and everything else take.
-#[wasm_bindgen(js_name = wasmMemoryBytes)]
+#[wasm_bindgen(js_name = wasmMemoryBytes, skip_typescript)]
 pub fn wasm_memory_bytes() -> f64 {
     let memory: js_sys::WebAssembly::Memory = wasm_bindgen::memory().unchecked_into();
     let buffer: js_sys::ArrayBuffer = memory.buffer().unchecked_into();

@@ -1,5 +1,11 @@
 //! The JavaScript boundary: the only `#[wasm_bindgen]` code. Every export
 //! decodes its arguments, calls the core, and encodes the result.
+//!
+//! The TypeScript declarations of this API are hand-written in
+//! `src/js/index.d.ts` (the package's `types`), so every export here carries
+//! `skip_typescript`. The `unchecked_param_type`/`unchecked_return_type`
+//! annotations only feed the JSDoc of the generated glue, where
+//! `scripts/entries.mjs` reads which calls return a promise.
 
 mod cache;
 mod client;

@@ -7,45 +7,12 @@ use crate::error::{Error, Result};
 use crate::query::sort::{invalid_direction, Direction, FieldKey, Sort};
 use crate::query::{Filter, Includes, Join, Query, MAX_INCLUDE_LEVELS, MAX_LIMIT, MAX_OFFSET};
 
-#[wasm_bindgen(typescript_custom_section)]
-const QUERY_TS: &'static str = r#"
-/** A sort direction as accepted: `ASC`/`asc`/`1` or `DESC`/`desc`/`-1`. Always sent as `ASC`/`DESC`. */
-export type SortDirection = "ASC" | "DESC" | "asc" | "desc" | 1 | -1 | "1" | "-1";
-
-/** One sort key, as `query.sorting` returns it. */
-export interface SortSpec {
-  /** `fields.<name>` or `meta.<name>`. */
-  key: string;
-  direction: "ASC" | "DESC";
-}
-
-/** A filter condition, sent to the service (never applied locally). */
-export interface FilterSpec {
-  /** `fields.<name>` or `meta.<name>`. */
-  field: string;
-  /** An operator such as `equal` or `greaterThan` (letters only). */
-  op: string;
-  /** The value; numbers and booleans are sent as text. */
-  value: string | number | boolean;
-  /**
-   * How it joins the conditions before it (ignored for the first one).
-   * @defaultValue `"and"`
-   */
-  join?: "and" | "or";
-  /**
-   * A content type API id, or `*` for all.
-   * @defaultValue `"*"`
-   */
-  contentType?: string;
-}
-"#;
-
 /// A list query: sorting, field selection and the other parameters, validated
 /// as they are set. Every setter returns the query itself, so calls chain:
 /// `new Query().sort("fields.title", "ASC").fields("title").limit(10)`.
 /// Invalid input throws a `ContentRepoError` (`invalid_sort`,
 /// `invalid_selection` or `invalid_argument`) and leaves the query unchanged.
-#[wasm_bindgen(js_name = Query)]
+#[wasm_bindgen(js_name = Query, skip_typescript)]
 #[derive(Clone, Default)]
 pub struct JsQuery {
     inner: Query,

@@ -9,18 +9,6 @@ use crate::error::{Error, Result};
 use crate::query::Query;
 use crate::store::DocumentStore;
 
-#[wasm_bindgen(typescript_custom_section)]
-const STORE_TS: &'static str = r#"
-/** Options of `DocumentStore.query`. */
-export interface StoreQueryOptions {
-  /**
-   * Only documents whose `meta.contentType` is this API id.
-   * @defaultValue every document
-   */
-  contentType?: string;
-}
-"#;
-
 #[wasm_bindgen(inline_js = r#"
 const encoder = new TextEncoder();
 export function encodeUtf8Into(text, from, memory, at, room) {
@@ -52,7 +40,7 @@ extern "C" {
 ///   keep the indexes up to date, so a page from 100,000 documents takes well
 ///   under a millisecond.
 /// - Call `free()` when done with a store to release its memory.
-#[wasm_bindgen(js_name = DocumentStore)]
+#[wasm_bindgen(js_name = DocumentStore, skip_typescript)]
 pub struct JsDocumentStore {
     inner: DocumentStore,
     /// The last query string and its parse: repeated queries skip parsing.
