@@ -1097,6 +1097,19 @@ const POLICY_HINTS = {
 };
 const OFFLINE_MESSAGE = "offline (simulated by the playground)";
 
+/** Bytes the page client received (bodies), to show what a refresh costs against a prefetch. */
+const traffic = { bytes: 0, prefetched: new Map() };
+
+/** The `fetch` of the page client while online: the browser's, counting the bytes of each body. */
+async function countingFetch(input, init) {
+  const response = await fetch(input, init);
+  const text = await response.text();
+  traffic.bytes += new TextEncoder().encode(text).length;
+  return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
+const formatBytes = (bytes) => (bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KiB` : `${(bytes / 1024 / 1024).toFixed(2)} MiB`);
+
 /** The `fetch` of the page client while the Offline switch is on: a browser without a network rejects with a TypeError too. */
 const offlineFetch = () => Promise.reject(new TypeError(OFFLINE_MESSAGE));
 
@@ -1133,7 +1146,7 @@ function pageClient(b) {
     repository: $("repository").value.trim(),
     apiKey: b.apiKey,
     onCacheError: reportCacheError,
-    ...(offlineOn ? { fetch: offlineFetch } : {}),
+    fetch: offlineOn ? offlineFetch : countingFetch,
   };
   let client;
   try {
@@ -1228,6 +1241,7 @@ function updateOffline(b) {
   const target = offlineTarget(b);
   const busy = offline.prefetching !== null;
   $("make-offline").disabled = busy || Boolean(target.reason);
+  $("refresh-offline").disabled = busy || Boolean(target.reason);
   $("cancel-offline").disabled = !busy;
   if (!busy) {
     $("offline-note").replaceChildren(
@@ -1275,6 +1289,7 @@ async function makeAvailableOffline() {
   renderCacheSize();
   $("cancel-offline").focus();
   const started = performance.now();
+  const bytesBefore = traffic.bytes;
   try {
     const done = await client.prefetch(target.endpoint, {
       pageSize: target.pageSize,
@@ -1286,10 +1301,12 @@ async function makeAvailableOffline() {
       },
     });
     if (done.loaded !== last.loaded || done.total !== last.total) progress(done.loaded, done.total);
+    const bytes = traffic.bytes - bytesBefore;
+    traffic.prefetched.set(target.label, bytes);
     $("offline-status").replaceChildren(
       "Available offline: ",
       h("code", {}, target.label),
-      `, ${plural(done.loaded, "document")} in ${plural(requests, "request")} (${formatMs(performance.now() - started)} ms). Any sorting and selection of it is now answered from the cache.`,
+      `, ${plural(done.loaded, "document")} in ${plural(requests, "request")}, ${formatBytes(bytes)} (${formatMs(performance.now() - started)} ms). Any sorting and selection of it is now answered from the cache.`,
     );
   } catch (error) {
     const code = error?.code ?? "error";
@@ -1304,6 +1321,44 @@ async function makeAvailableOffline() {
     settled(client);
     renderCacheSize();
     if (document.activeElement === $("cancel-offline") || document.activeElement === document.body) $("make-offline").focus();
+  }
+}
+
+/** Brings the prefetched list up to date with `client.refresh`, showing the counts and the bytes it cost. */
+async function refreshOffline() {
+  const b = update();
+  const target = offlineTarget(b);
+  if (target.reason || offline.prefetching) return;
+  const controller = new AbortController();
+  offline.prefetching = controller;
+  const client = pageClient(b);
+  $("offline-status").textContent = "Refreshing…";
+  update();
+  const started = performance.now();
+  const bytesBefore = traffic.bytes;
+  try {
+    const done = await client.refresh(target.endpoint, { signal: controller.signal });
+    const bytes = traffic.bytes - bytesBefore;
+    const full = traffic.prefetched.get(target.label);
+    const share = full ? ` (${((100 * bytes) / full).toFixed(1)}% of the prefetch's ${formatBytes(full)})` : "";
+    const status = $("offline-status");
+    status.replaceChildren(
+      "Refreshed ",
+      h("code", {}, target.label),
+      `: ${done.changed} changed, ${done.deleted} deleted, ${plural(done.total, "document")} in the list; ${formatBytes(bytes)} transferred${share} in ${formatMs(performance.now() - started)} ms.`,
+    );
+    Object.assign(status.dataset, { changed: String(done.changed), deleted: String(done.deleted), total: String(done.total), bytes: String(bytes) });
+  } catch (error) {
+    const code = error?.code ?? "error";
+    $("offline-status").textContent =
+      code === "not_cached"
+        ? `Nothing to refresh: make ${target.label} available offline first.`
+        : `The refresh failed: ${code}${error?.status ? ` ${error.status}` : ""}: ${error?.message ?? error}`;
+  } finally {
+    offline.prefetching = null;
+    update();
+    settled(client);
+    renderCacheSize();
   }
 }
 
@@ -1341,6 +1396,7 @@ $("api-key").addEventListener("input", () => {
 $("remember-key").addEventListener("change", persistKey);
 $("page-size").addEventListener("input", update);
 $("make-offline").addEventListener("click", makeAvailableOffline);
+$("refresh-offline").addEventListener("click", refreshOffline);
 $("cancel-offline").addEventListener("click", () => offline.prefetching?.abort());
 $("clear-cache").addEventListener("click", clearCache);
 $("offline-toggle").addEventListener("change", modeChanged);

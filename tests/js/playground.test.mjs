@@ -386,6 +386,22 @@ test("the offline panel prefetches with progress, answers offline from the cache
     assert.equal(await page.isDisabled("#make-offline"), false);
     assert.equal(await page.isDisabled("#cancel-offline"), true);
     await page.unroute("**/v1/demo/collections/articles**");
+
+    // Refresh: the counts and the bytes against the prefetch's, after live changes.
+    await typeInto("#target", "authors");
+    await page.click("#make-offline");
+    await page.waitForFunction(() => /Available offline/.test(document.querySelector("#offline-status").textContent));
+    const authors = server.snapshot().collections.authors;
+    server.mutate({ update: [{ id: authors[0].meta.id, fields: { name: "Renamed" } }], delete: [authors[1].meta.id] });
+    assert.equal(await page.isDisabled("#refresh-offline"), false);
+    await page.click("#refresh-offline");
+    await page.waitForFunction(() => /Refreshed/.test(document.querySelector("#offline-status").textContent));
+    const refreshed = await text("#offline-status");
+    assert.match(refreshed, /1 changed, 1 deleted, 39 documents in the list/);
+    assert.match(refreshed, /% of the prefetch's/);
+    const share = await page.evaluate(() => document.querySelector("#offline-status").dataset.bytes);
+    assert.ok(Number(share) > 0);
+    server.mutate({ reset: true });
   } finally {
     await context.close();
   }
