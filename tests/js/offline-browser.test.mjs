@@ -164,3 +164,100 @@ test("corrupt and old-schema IndexedDB entries are skipped and reported, never f
   assert.ok(result.errors.every((e) => e.code === "decode"), JSON.stringify(result.errors));
   await page.evaluate(() => window.client.cache.clear());
 });
+
+test("two tabs on one IndexedDB keep the revision rule; refresh and locales in IndexedDB, across a reload", { timeout: 60_000 }, async () => {
+  const origin = api.url.replace(/\/$/, "");
+  const name = `content-repo:${origin}/v1/demo`;
+  api.mutate({ reset: true });
+  const open = async (target) => {
+    await target.goto(`${site.url}/blank.html`);
+    await target.evaluate(async ({ baseUrl, apiKey }) => {
+      window.sdk = await import("/pkg/web/index.js");
+      await window.sdk.ready();
+      window.cacheErrors = [];
+      window.make = (policy, fetch) =>
+        new window.sdk.Client({
+          baseUrl, repository: "demo", apiKey, retries: 0, timeoutMs: 5000,
+          ...(fetch ? { fetch } : {}),
+          cache: { storage: "indexeddb", policy },
+          onCacheError: (error) => window.cacheErrors.push(`${error.code}: ${error.message}`),
+        });
+    }, { baseUrl: api.url, apiKey });
+  };
+  await page.evaluate((db) => new Promise((resolve) => {
+    const req = indexedDB.deleteDatabase(db);
+    req.onsuccess = req.onerror = req.onblocked = () => resolve();
+  }), name).catch(() => {});
+  const first = await context.newPage();
+  const second = await context.newPage();
+  await open(first);
+  await open(second);
+  const [author] = api.snapshot().collections.authors;
+  // Tab 1 holds the list as it was; tab 2 then sees a newer revision.
+  const before = await (await fetch(`${origin}/v1/demo/collections/authors?limit=1000`, { headers: { Authorization: apiKey } })).text();
+  await first.evaluate(async () => {
+    window.client = window.make("network-first");
+    await window.client.prefetch({ collection: "authors" });
+  });
+  api.mutate({ update: [{ id: author.meta.id, fields: { name: "Newest" } }] });
+  await second.evaluate(async (id) => {
+    window.client = window.make("network-first");
+    await window.client.document(id);
+  }, author.meta.id);
+  // Tab 1, which has not seen it, records the old text again (a late response).
+  await first.evaluate(async (text) => {
+    const late = window.make("network-first", async () => new Response(text));
+    await late.collection("authors", "limit=1000");
+  }, before);
+  // A reload reads what both tabs wrote: the highest revision wins.
+  await open(first);
+  const seen = await first.evaluate(async (id) => {
+    const offline = window.make("cache-only");
+    return { doc: (await offline.document(id)).fields.name, list: (await offline.collection("authors", "limit=1000")).data.find((d) => d.meta.id === id).fields.name };
+  }, author.meta.id);
+  assert.deepEqual(seen, { doc: "Newest", list: "Newest" });
+
+  // Refresh in IndexedDB, per locale, then after a reload, offline.
+  await first.evaluate(async () => {
+    const c = window.make("network-first");
+    await c.prefetch({ collection: "articles" });
+    await c.prefetch({ collection: "articles" }, { query: new window.sdk.Query().locale("de") });
+  });
+  const articles = api.snapshot().collections.articles;
+  api.mutate({ update: articles.slice(0, 4).map((d) => ({ id: d.meta.id, fields: { title: "Changed" } })), delete: articles.slice(4, 6).map((d) => d.meta.id) });
+  const counts = await first.evaluate(async () => {
+    const c = window.make("network-first");
+    return [await c.refresh({ collection: "articles" }), await c.refresh({ collection: "articles" }, { query: "locale=de" })];
+  });
+  assert.deepEqual(counts.map((c) => [c.changed, c.deleted, c.total]), [[4, 2, articles.length - 2], [4, 2, articles.length - 2]]);
+  const queries = ["sorting%5Bfields.title%5D=ASC&limit=40&fields=title,meta(id,revision)", "sorting%5Bmeta.updatedAt%5D=DESC&limit=10", "limit=1000&fields=meta(id)"];
+  const expected = [];
+  for (const locale of ["", "&locale=de"]) {
+    for (const q of queries) {
+      const body = await (await fetch(`${origin}/v1/demo/collections/articles?${q}${locale}`, { headers: { Authorization: apiKey } })).json();
+      expected.push({ data: body.data, meta: body.meta });
+    }
+  }
+  await open(first);
+  await context.setOffline(true);
+  const answers = await first.evaluate(async (queries) => {
+    const offline = window.make("cache-only");
+    const out = [];
+    for (const locale of ["", "&locale=de"]) {
+      for (const q of queries) {
+        const answer = await offline.collection("articles", q + locale);
+        out.push({ data: answer.data, meta: answer.meta, source: answer.source });
+      }
+    }
+    return { out, errors: window.cacheErrors };
+  }, queries);
+  await context.setOffline(false);
+  answers.out.forEach((answer, i) => {
+    assert.equal(answer.source, "cache");
+    assert.deepEqual({ data: answer.data, meta: answer.meta }, expected[i], String(i));
+  });
+  assert.deepEqual(answers.errors, []);
+  await first.close();
+  await second.close();
+  api.mutate({ reset: true });
+});
