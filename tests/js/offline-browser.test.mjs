@@ -261,3 +261,41 @@ test("two tabs on one IndexedDB keep the revision rule; refresh and locales in I
   await second.close();
   api.mutate({ reset: true });
 });
+
+test("refreshOnReconnect refreshes the prefetched lists when the browser comes back online", { timeout: 30_000 }, async () => {
+  api.mutate({ reset: true });
+  const tab = await context.newPage();
+  await tab.goto(`${site.url}/blank.html`);
+  const [author] = api.snapshot().collections.authors;
+  await tab.evaluate(async ({ baseUrl, apiKey, name }) => {
+    await new Promise((resolve) => {
+      const req = indexedDB.deleteDatabase(name);
+      req.onsuccess = req.onerror = req.onblocked = () => resolve();
+    });
+    window.sdk = await import("/pkg/web/index.js");
+    await window.sdk.ready();
+    const options = { baseUrl, repository: "demo", apiKey, retries: 0 };
+    window.client = new window.sdk.Client({ ...options, cache: { storage: "indexeddb", refreshOnReconnect: true } });
+    await window.client.prefetch({ collection: "authors" });
+    /** The name a fresh cache-only client (reading IndexedDB) answers. */
+    window.cachedName = async (id) => {
+      const offline = new window.sdk.Client({ ...options, cache: { storage: "indexeddb", policy: "cache-only" } });
+      return (await offline.document(id)).fields.name;
+    };
+  }, { baseUrl: api.url, apiKey, name: `content-repo:${api.url.replace(/\/$/, "")}/v1/demo` });
+  api.mutate({ update: [{ id: author.meta.id, fields: { name: "Back online" } }] });
+  const seen = await tab.evaluate(async (id) => {
+    const before = await window.cachedName(id);
+    dispatchEvent(new Event("online"));
+    let after = before;
+    for (let i = 0; i < 100 && after !== "Back online"; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      after = await window.cachedName(id);
+    }
+    return { before, after };
+  }, author.meta.id);
+  assert.notEqual(seen.before, "Back online");
+  assert.equal(seen.after, "Back online");
+  await tab.close();
+  api.mutate({ reset: true });
+});
