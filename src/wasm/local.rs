@@ -22,56 +22,7 @@ use crate::query::selection::Selection;
 use crate::query::sort::{Direction, FieldKey};
 use crate::query::Query;
 
-#[wasm_bindgen(inline_js = r#"
-const hasOwn = Object.prototype.hasOwnProperty;
-const isObject = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
-export function listDocuments(value) {
-  if (Array.isArray(value)) return value;
-  if (isObject(value) && Array.isArray(value.data) && !hasOwn.call(value, "fields")) return value.data;
-  return undefined;
-}
-export function sortRows(docs, paths) {
-  const n = docs.length;
-  const k = paths.length;
-  const rows = new Array(n);
-  for (let i = 0; i < n; i++) {
-    const d = docs[i];
-    if (!isObject(d)) return i;
-    const row = new Array(k);
-    for (let j = 0; j < k; j++) {
-      const s = hasOwn.call(d, paths[j][0]) ? d[paths[j][0]] : undefined;
-      row[j] = isObject(s) && hasOwn.call(s, paths[j][1]) ? s[paths[j][1]] : null;
-    }
-    rows[i] = row;
-  }
-  return JSON.stringify(rows);
-}
-export function permute(docs, order) {
-  const out = new Array(order.length);
-  for (let i = 0; i < order.length; i++) out[i] = docs[order[i]];
-  return out;
-}
-export function listJson(value, order) {
-  const docs = listDocuments(value);
-  const one = docs === undefined;
-  const source = one ? [value] : docs;
-  const n = order === undefined ? source.length : order.length;
-  const data = new Array(n);
-  for (let i = 0; i < n; i++) {
-    const d = source[order === undefined ? i : order[i]];
-    if (!isObject(d)) return one ? -1 : order === undefined ? i : order[i];
-    data[i] = d;
-  }
-  if (one) return JSON.stringify(data[0]);
-  if (Array.isArray(value)) return JSON.stringify(data);
-  // Own data properties only: `__proto__` is a key like any other.
-  const out = {};
-  for (const key of Object.keys(value)) {
-    Object.defineProperty(out, key, { value: key === "data" ? data : value[key], enumerable: true, writable: true, configurable: true });
-  }
-  return JSON.stringify(out);
-}
-"#)]
+#[wasm_bindgen(module = "/src/js/local.js")]
 extern "C" {
     #[wasm_bindgen(js_name = listDocuments)]
     fn list_documents(value: &JsValue) -> JsValue;

@@ -9,16 +9,7 @@ use crate::error::{Error, Result};
 use crate::query::Query;
 use crate::store::DocumentStore;
 
-#[wasm_bindgen(inline_js = r#"
-const encoder = new TextEncoder();
-export function encodeUtf8Into(text, from, memory, at, room) {
-  const { read, written } = encoder.encodeInto(from === 0 ? text : text.slice(from), new Uint8Array(memory.buffer, at, room));
-  return [read, written];
-}
-export function stringify(value) {
-  return JSON.stringify(value);
-}
-"#)]
+#[wasm_bindgen(module = "/src/js/store.js")]
 extern "C" {
     #[wasm_bindgen(js_name = encodeUtf8Into)]
     fn encode_utf8_into(
