@@ -27,7 +27,7 @@
 
 pub mod cache;
 pub mod engine;
-pub mod error;
+mod error;
 pub mod http;
 pub mod json;
 pub mod query;

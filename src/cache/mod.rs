@@ -46,7 +46,7 @@ use crate::store::{Batch, DocumentStore};
 use crate::Selection;
 
 /// The version of the stored entries; others are skipped when loading.
-pub const SCHEMA: u64 = 2;
+const SCHEMA: u64 = 2;
 
 /// What a response is, for the cache.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -80,7 +80,7 @@ impl Kind {
 
 /// The variant of a query: the parameters that change a document's
 /// content, in their canonical wire form (empty for the default variant).
-pub fn variant_key(query: &Query) -> String {
+fn variant_key(query: &Query) -> String {
     query
         .pairs()
         .into_iter()
@@ -153,7 +153,7 @@ struct Segment {
 pub type Swept = (Vec<u8>, Option<Box<[u8]>>);
 
 /// Deleted documents: id and the order key of the revision it had.
-pub type Tombstones = HashMap<Vec<u8>, Option<Box<[u8]>>>;
+type Tombstones = HashMap<Vec<u8>, Option<Box<[u8]>>>;
 
 /// A list of a variant: its members, when complete.
 #[derive(Debug, Clone, Default)]
@@ -207,7 +207,7 @@ impl Change {
     }
 
     /// The ids (decoded) of the documents this change writes.
-    pub fn ids(&self) -> Vec<Vec<u8>> {
+    fn ids(&self) -> Vec<Vec<u8>> {
         self.segments
             .iter()
             .filter_map(|(_, _, batch)| batch.as_ref())

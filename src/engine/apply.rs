@@ -36,13 +36,13 @@ use crate::query::Query;
 pub const SERVICE_DEFAULT_LIMIT: u32 = 25;
 
 /// The page size of a query: its `limit`, or the service's default.
-pub fn effective_limit(query: &Query) -> u32 {
+fn effective_limit(query: &Query) -> u32 {
     query.get_limit().unwrap_or(SERVICE_DEFAULT_LIMIT)
 }
 
 /// The page bounds of a query over `total` documents: `(offset, count)`,
 /// clamped to what exists.
-pub fn page_bounds(query: &Query, total: usize) -> (usize, usize) {
+pub(crate) fn page_bounds(query: &Query, total: usize) -> (usize, usize) {
     let offset = usize::try_from(query.get_offset().unwrap_or(0)).unwrap_or(usize::MAX);
     let offset = offset.min(total);
     let limit = usize::try_from(effective_limit(query)).unwrap_or(usize::MAX);
@@ -51,7 +51,7 @@ pub fn page_bounds(query: &Query, total: usize) -> (usize, usize) {
 
 /// Appends the list envelope's `meta`, `{count, limit, offset, total}`, as
 /// the service writes it.
-pub fn write_page_meta(out: &mut Vec<u8>, query: &Query, count: usize, total: usize) {
+pub(crate) fn write_page_meta(out: &mut Vec<u8>, query: &Query, count: usize, total: usize) {
     out.extend_from_slice(
         format!(
             r#"{{"count":{count},"limit":{},"offset":{},"total":{total}}}"#,

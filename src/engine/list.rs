@@ -71,7 +71,7 @@ fn elements(bytes: &[u8], start: usize) -> Result<(Vec<Range<usize>>, usize), Sy
 /// Reads the entries of the object at `start` (a `{`), calling `each` for
 /// every entry as written (repeats included) with its value's start; `each`
 /// returns the index after the value. Returns the index after the object.
-pub fn entries(
+pub(crate) fn entries(
     bytes: &[u8],
     start: usize,
     mut each: impl FnMut(&[u8], Range<usize>, usize) -> Result<usize, Syntax>,
@@ -205,7 +205,7 @@ pub fn probe(
 
 /// `total` of a list envelope's `meta` object at `start`, when it is a
 /// whole number.
-pub fn envelope_total(bytes: &[u8], start: usize) -> Option<u64> {
+pub(crate) fn envelope_total(bytes: &[u8], start: usize) -> Option<u64> {
     if bytes.get(start) != Some(&b'{') {
         return None;
     }

@@ -27,16 +27,16 @@ use crate::query::sort::{Direction, FieldKey, Scope, Sort};
 
 /// A sort value's order key; `None` for missing and `null` (last in both
 /// directions).
-pub type SortKey = Option<Box<[u8]>>;
+pub(crate) type SortKey = Option<Box<[u8]>>;
 
 /// Whether `key` is `meta.id`, which has its own order.
-pub fn is_id(key: &FieldKey) -> bool {
+pub(crate) fn is_id(key: &FieldKey) -> bool {
     key.scope == Scope::Meta && key.name == "id"
 }
 
 /// The default order, also the final tie-break: `meta.createdAt`
 /// descending, then `meta.id` descending.
-pub fn default_order() -> [(FieldKey, Direction); 2] {
+fn default_order() -> [(FieldKey, Direction); 2] {
     [
         (
             FieldKey {
@@ -58,7 +58,7 @@ pub fn default_order() -> [(FieldKey, Direction); 2] {
 /// The complete key list of a sorting: its keys, then the default order's
 /// keys that it does not already name (a key named earlier decides
 /// completely, so a repeat could never break a tie).
-pub fn effective_keys(sorting: &[Sort]) -> Vec<(FieldKey, Direction)> {
+pub(crate) fn effective_keys(sorting: &[Sort]) -> Vec<(FieldKey, Direction)> {
     let mut keys: Vec<(FieldKey, Direction)> = Vec::with_capacity(sorting.len() + 2);
     let defaults = default_order();
     for (key, direction) in sorting
@@ -74,7 +74,7 @@ pub fn effective_keys(sorting: &[Sort]) -> Vec<(FieldKey, Direction)> {
 }
 
 /// The order of two keys under a direction: missing last in both.
-pub fn compare_keys(a: &SortKey, b: &SortKey, direction: Direction) -> Ordering {
+pub(crate) fn compare_keys(a: &SortKey, b: &SortKey, direction: Direction) -> Ordering {
     match (a, b) {
         (None, None) => Ordering::Equal,
         (None, Some(_)) => Ordering::Greater,
@@ -87,7 +87,7 @@ pub fn compare_keys(a: &SortKey, b: &SortKey, direction: Direction) -> Ordering 
 }
 
 /// Compares two rows of keys, key by key.
-pub fn compare_rows(a: &[SortKey], b: &[SortKey], directions: &[Direction]) -> Ordering {
+fn compare_rows(a: &[SortKey], b: &[SortKey], directions: &[Direction]) -> Ordering {
     for ((x, y), direction) in a.iter().zip(b).zip(directions) {
         let order = compare_keys(x, y, *direction);
         if order != Ordering::Equal {
@@ -99,7 +99,7 @@ pub fn compare_rows(a: &[SortKey], b: &[SortKey], directions: &[Direction]) -> O
 
 /// The names a probe reads for `keys`: `(meta names, field names)`, and
 /// for each key its scope and position among them.
-pub fn probe_names(keys: &[FieldKey]) -> (Vec<&str>, Vec<&str>, Vec<(Scope, usize)>) {
+fn probe_names(keys: &[FieldKey]) -> (Vec<&str>, Vec<&str>, Vec<(Scope, usize)>) {
     let (mut meta, mut fields) = (Vec::new(), Vec::new());
     let mut places = Vec::with_capacity(keys.len());
     for key in keys {
@@ -120,7 +120,7 @@ pub fn probe_names(keys: &[FieldKey]) -> (Vec<&str>, Vec<&str>, Vec<(Scope, usiz
 }
 
 /// The sort keys of `keys` read from the document at `range` of `bytes`.
-pub fn document_keys(
+pub(crate) fn document_keys(
     bytes: &[u8],
     range: Range<usize>,
     keys: &[FieldKey],
@@ -174,7 +174,7 @@ pub fn order_rows(
 }
 
 /// The error for a list element that is not a document.
-pub fn not_a_document(index: usize) -> Error {
+pub(crate) fn not_a_document(index: usize) -> Error {
     Error::invalid_argument(format!(
         "documents[{index}] is not a document: expected an object {{ fields, meta }}"
     ))
@@ -182,7 +182,7 @@ pub fn not_a_document(index: usize) -> Error {
 
 /// The document ranges of a list text: an array of documents or a list
 /// envelope (`invalid_argument` otherwise).
-pub fn list_documents(text: &str) -> Result<Vec<Range<usize>>> {
+fn list_documents(text: &str) -> Result<Vec<Range<usize>>> {
     match frame(text).map_err(|error| invalid_json(&error))? {
         Shape::Array(documents) | Shape::Envelope { documents, .. } => Ok(documents),
         _ => Err(Error::invalid_argument(
@@ -197,7 +197,7 @@ pub(crate) fn invalid_json(error: &Syntax) -> Error {
 
 /// The rows of sort keys of `documents` (ranges of `text`) for `keys`;
 /// every document must be an object.
-pub fn read_rows(
+pub(crate) fn read_rows(
     text: &str,
     documents: &[Range<usize>],
     keys: &[FieldKey],

@@ -7,10 +7,10 @@ use crate::json;
 use crate::error::{Error, Result};
 
 /// The longest excerpt of a body that goes into an error.
-pub const EXCERPT_CHARS: usize = 80;
+const EXCERPT_CHARS: usize = 80;
 /// The longest service message (or network error text) that goes into an
 /// error.
-pub const MESSAGE_CHARS: usize = 300;
+pub(crate) const MESSAGE_CHARS: usize = 300;
 /// What replaces the key in a text (see [`scrub`]).
 pub const REDACTED: &str = "[redacted]";
 

@@ -42,7 +42,7 @@ pub enum Outcome<'a> {
 }
 
 /// Whether a status is worth another attempt.
-pub fn is_retryable_status(status: u16) -> bool {
+fn is_retryable_status(status: u16) -> bool {
     matches!(status, 429 | 502 | 503 | 504)
 }
 

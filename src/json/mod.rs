@@ -61,17 +61,17 @@ pub(crate) fn syntax<T>(position: usize, expected: &'static str) -> Result<T, Sy
 }
 
 /// Whether `c` is JSON white space.
-pub fn is_space_char(c: char) -> bool {
+pub(crate) fn is_space_char(c: char) -> bool {
     matches!(c, ' ' | '\t' | '\n' | '\r')
 }
 
 /// Whether `byte` is JSON white space.
-pub fn is_space(byte: u8) -> bool {
+fn is_space(byte: u8) -> bool {
     matches!(byte, b' ' | b'\t' | b'\n' | b'\r')
 }
 
 /// The first index at or after `index` that is not white space.
-pub fn skip_space(bytes: &[u8], mut index: usize) -> usize {
+pub(crate) fn skip_space(bytes: &[u8], mut index: usize) -> usize {
     while bytes.get(index).copied().is_some_and(is_space) {
         index += 1;
     }
@@ -95,7 +95,7 @@ fn has_control(word: u64) -> bool {
 /// The end of the string whose opening `"` is at `start` (the index after
 /// its closing `"`), and whether it holds an escape. Checks escapes and
 /// refuses raw control characters, as `JSON.parse` does.
-pub fn string_end(bytes: &[u8], start: usize) -> Result<(usize, bool), Syntax> {
+pub(crate) fn string_end(bytes: &[u8], start: usize) -> Result<(usize, bool), Syntax> {
     let mut index = start + 1;
     let mut escaped = false;
     loop {
@@ -146,7 +146,7 @@ fn digits_end(bytes: &[u8], mut index: usize) -> usize {
 
 /// The end of the number starting at `start`, checked against the JSON
 /// grammar `-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?`.
-pub fn number_end(bytes: &[u8], start: usize) -> Result<usize, Syntax> {
+pub(crate) fn number_end(bytes: &[u8], start: usize) -> Result<usize, Syntax> {
     let mut index = start;
     if bytes.get(index) == Some(&b'-') {
         index += 1;
@@ -185,7 +185,7 @@ fn literal_end(bytes: &[u8], start: usize, word: &'static [u8]) -> Result<usize,
 }
 
 /// The end of the scalar (string, number, literal) at `start`.
-pub fn scalar_end(bytes: &[u8], start: usize) -> Result<usize, Syntax> {
+pub(crate) fn scalar_end(bytes: &[u8], start: usize) -> Result<usize, Syntax> {
     match bytes.get(start).copied() {
         Some(b'"') => string_end(bytes, start).map(|(end, _)| end),
         Some(b'-' | b'0'..=b'9') => number_end(bytes, start),
@@ -199,7 +199,7 @@ pub fn scalar_end(bytes: &[u8], start: usize) -> Result<usize, Syntax> {
 /// Reads `"key"` and the `:` after it, from `index` (white space allowed
 /// before each): the key's span (quotes included), whether it holds an
 /// escape, and the index after the `:`.
-pub fn key(bytes: &[u8], index: usize) -> Result<(usize, usize, bool, usize), Syntax> {
+pub(crate) fn key(bytes: &[u8], index: usize) -> Result<(usize, usize, bool, usize), Syntax> {
     let start = skip_space(bytes, index);
     if bytes.get(start) != Some(&b'"') {
         return syntax(start, "a key ('\"')");
@@ -361,7 +361,7 @@ pub fn decode_string(raw: &[u8], out: &mut Vec<u8>) {
 
 /// The decoded bytes of the string whose span (quotes included) is
 /// `bytes[start..end]`: borrowed when it holds no escape.
-pub fn string_bytes<'a>(
+pub(crate) fn string_bytes<'a>(
     bytes: &'a [u8],
     start: usize,
     end: usize,

@@ -29,7 +29,7 @@ pub fn form_urlencode(text: &str) -> String {
 
 /// `encodeURIComponent`: ASCII alphanumerics and `-_.!~*'()` stay, every
 /// other byte of the UTF-8 form is `%XX`.
-pub fn encode_uri_component(text: &str) -> String {
+pub(crate) fn encode_uri_component(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for byte in text.bytes() {
         match byte {
@@ -101,7 +101,7 @@ pub fn form_pairs(text: &str) -> Vec<(String, String)> {
 }
 
 /// Joins pairs into a query string (without `?`), form-encoding each part.
-pub fn form_join<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> String {
+pub(crate) fn form_join<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> String {
     let mut out = String::new();
     for (name, value) in pairs {
         if !out.is_empty() {

@@ -5,7 +5,7 @@ use crate::query::encode::encode_uri_component;
 use crate::query::Query;
 
 /// Checks one path segment: non-empty, not `.` or `..`.
-pub fn check_segment<'a>(segment: &'a str, what: &str) -> Result<&'a str> {
+pub(crate) fn check_segment<'a>(segment: &'a str, what: &str) -> Result<&'a str> {
     match segment {
         "" => Err(Error::invalid_argument(format!("{what} must not be empty"))),
         "." | ".." => Err(Error::invalid_argument(format!(
@@ -79,7 +79,7 @@ impl Endpoint {
 
 /// Validates a base URL: absolute `http:` or `https:`, a host, no query or
 /// fragment; trailing `/` are dropped.
-pub fn normalize_base_url(base_url: &str) -> Result<String> {
+pub(crate) fn normalize_base_url(base_url: &str) -> Result<String> {
     let invalid = |why: &str| {
         Error::invalid_argument(format!(
             "invalid baseUrl {base_url:?}: {why} (expected an absolute http: or https: URL such as \"https://api.example.com\")"
@@ -114,7 +114,7 @@ pub fn normalize_base_url(base_url: &str) -> Result<String> {
 
 /// Builds `{base}/v1/{repository}/{endpoint}?{query}`; `base` must come from
 /// [`normalize_base_url`] and `repository` be checked.
-pub fn build_url(
+pub(crate) fn build_url(
     base: &str,
     repository: &str,
     endpoint: &Endpoint,

@@ -117,7 +117,7 @@ struct Incoming {
 /// Documents read from a text by [`DocumentStore::prepare`], ready to be
 /// committed once the text is safely stored elsewhere.
 #[derive(Debug)]
-pub struct Batch {
+pub(crate) struct Batch {
     incoming: Vec<Incoming>,
     /// `meta.total` of a list envelope's text.
     total: Option<u64>,
@@ -127,30 +127,25 @@ pub struct Batch {
 
 impl Batch {
     /// The decoded `meta.id` of each document, in order.
-    pub fn ids(&self) -> impl Iterator<Item = &[u8]> {
+    pub(crate) fn ids(&self) -> impl Iterator<Item = &[u8]> {
         self.incoming.iter().map(|document| document.id.as_slice())
     }
 
     /// `meta.total` of the list envelope the batch was read from.
-    pub fn total(&self) -> Option<u64> {
+    pub(crate) fn total(&self) -> Option<u64> {
         self.total
     }
 
     /// Each document's decoded id and the order key of its revision.
-    pub fn revisions(&self) -> impl Iterator<Item = (&[u8], Option<&[u8]>)> {
+    pub(crate) fn revisions(&self) -> impl Iterator<Item = (&[u8], Option<&[u8]>)> {
         self.incoming
             .iter()
             .map(|document| (document.id.as_slice(), document.revision.as_deref()))
     }
 
     /// How many documents the batch holds.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.incoming.len()
-    }
-
-    /// Whether the batch holds no document.
-    pub fn is_empty(&self) -> bool {
-        self.incoming.is_empty()
     }
 }
 
@@ -235,12 +230,6 @@ impl DocumentStore {
         self.indexes.len()
     }
 
-    /// The bytes of document text kept (including text of replaced
-    /// documents not yet compacted away).
-    pub fn text_bytes(&self) -> usize {
-        self.buffer_bytes
-    }
-
     /// Stores the documents of a list response's text (an envelope with a
     /// `data` array, an array of documents, or one document), parsed one
     /// document at a time. Returns how many documents were written (stale
@@ -273,7 +262,7 @@ impl DocumentStore {
     /// Reads the documents of a response text (as [`put_json`](Self::put_json)
     /// does, `decode` errors) without storing them: `selection` is what they
     /// were fetched with (`None`: whole), `fetched_at` when (Unix ms).
-    pub fn prepare(
+    pub(crate) fn prepare(
         &self,
         text: &Rc<String>,
         selection: Option<Rc<Selection>>,
@@ -289,7 +278,7 @@ impl DocumentStore {
 
     /// Whether a document of `batch` has a lower `meta.revision` than the
     /// stored one (a late, stale response).
-    pub fn is_stale(&self, batch: &Batch) -> bool {
+    pub(crate) fn is_stale(&self, batch: &Batch) -> bool {
         batch.incoming.iter().any(|document| {
             self.by_id
                 .get(document.id.as_slice())
@@ -300,7 +289,7 @@ impl DocumentStore {
 
     /// Stores a prepared batch under the write rule; returns how many
     /// documents were written.
-    pub fn commit_batch(&mut self, mut batch: Batch) -> usize {
+    pub(crate) fn commit_batch(&mut self, mut batch: Batch) -> usize {
         if batch.columns != self.columns_version {
             // Indexes changed since it was read: read its sort values again.
             for document in &mut batch.incoming {
@@ -314,7 +303,7 @@ impl DocumentStore {
 
     /// The stored document `id` (decoded bytes): its text, the selection it
     /// was fetched with (`None`: whole) and when it was received.
-    pub fn entry(&self, id: &[u8]) -> Option<(&str, Option<&Selection>, f64)> {
+    pub(crate) fn entry(&self, id: &[u8]) -> Option<(&str, Option<&Selection>, f64)> {
         let stored = self.slots.get(*self.by_id.get(id)? as usize)?.as_ref()?;
         Some((
             stored.text.as_str(),
@@ -325,30 +314,21 @@ impl DocumentStore {
 
     /// Keeps every document in the text it arrived in: no compaction (the
     /// offline cache tracks which texts are still in use).
-    pub fn keep_buffers(&mut self) {
+    pub(crate) fn keep_buffers(&mut self) {
         self.fixed_buffers = true;
     }
 
     /// Each stored document's id and the text it is a range of.
-    pub fn documents(&self) -> impl Iterator<Item = (&[u8], *const String)> {
+    pub(crate) fn documents(&self) -> impl Iterator<Item = (&[u8], *const String)> {
         self.slots
             .iter()
             .flatten()
             .map(|stored| (stored.id.as_ref(), Rc::as_ptr(&stored.text.buffer)))
     }
 
-    /// The texts that stored documents are ranges of.
-    pub fn buffers(&self) -> std::collections::HashSet<*const String> {
-        self.slots
-            .iter()
-            .flatten()
-            .map(|stored| Rc::as_ptr(&stored.text.buffer))
-            .collect()
-    }
-
     /// The distinct selections the stored documents were fetched with
     /// (`None`: whole documents).
-    pub fn selections(&self) -> impl Iterator<Item = Option<&Selection>> {
+    pub(crate) fn selections(&self) -> impl Iterator<Item = Option<&Selection>> {
         self.selections
             .values()
             .filter(|(_, count)| *count > 0)
@@ -370,13 +350,13 @@ impl DocumentStore {
 
     /// The order key of the stored document `id`'s numeric `meta.revision`:
     /// `Some(None)` when it has none, `None` when it is not stored.
-    pub fn revision_of(&self, id: &[u8]) -> Option<Option<&[u8]>> {
+    pub(crate) fn revision_of(&self, id: &[u8]) -> Option<Option<&[u8]>> {
         let stored = self.slots.get(*self.by_id.get(id)? as usize)?.as_ref()?;
         Some(stored.revision.as_deref())
     }
 
     /// Whether a document `id` (decoded bytes) is stored.
-    pub fn contains(&self, id: &[u8]) -> bool {
+    pub(crate) fn contains(&self, id: &[u8]) -> bool {
         self.by_id.contains_key(id)
     }
 
@@ -593,7 +573,7 @@ impl DocumentStore {
     }
 
     /// Removes the documents `ids` (decoded bytes); how many there were.
-    pub fn remove_ids<'a>(&mut self, ids: impl IntoIterator<Item = &'a [u8]>) -> usize {
+    pub(crate) fn remove_ids<'a>(&mut self, ids: impl IntoIterator<Item = &'a [u8]>) -> usize {
         let mut removed = Vec::new();
         for id in ids {
             if let Some(slot) = self.unlink(id) {
@@ -907,7 +887,7 @@ impl DocumentStore {
 
     /// [`query_json`](Self::query_json) over the documents whose ids
     /// `member` accepts, `total` of them.
-    pub fn query_members(
+    pub(crate) fn query_members(
         &mut self,
         query: &Query,
         member: &dyn Fn(&[u8]) -> bool,

@@ -34,7 +34,7 @@ extern "C" {
 ///
 /// A `Query` cannot be borrowed across the boundary without being moved, so it
 /// is read through its canonical string, which parses back to an equal query.
-pub fn query_arg(value: &JsValue) -> Result<Option<Query>> {
+pub(crate) fn query_arg(value: &JsValue) -> Result<Option<Query>> {
     query_text(value)?
         .map(|text| Query::parse(&text))
         .transpose()
@@ -42,7 +42,7 @@ pub fn query_arg(value: &JsValue) -> Result<Option<Query>> {
 
 /// The query string of a query argument (a `Query` or a query string), or
 /// `None` for nothing.
-pub fn query_text(value: &JsValue) -> Result<Option<String>> {
+pub(crate) fn query_text(value: &JsValue) -> Result<Option<String>> {
     if value.is_undefined() || value.is_null() {
         return Ok(None);
     }
@@ -59,7 +59,7 @@ pub fn query_text(value: &JsValue) -> Result<Option<String>> {
 }
 
 /// Decodes an endpoint argument: a raw string or a typed object.
-pub fn endpoint(value: &JsValue) -> Result<Endpoint> {
+pub(crate) fn endpoint(value: &JsValue) -> Result<Endpoint> {
     if let Some(text) = value.as_string() {
         return Endpoint::raw(&text);
     }

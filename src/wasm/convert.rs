@@ -7,7 +7,7 @@ use crate::error::{Error, Result};
 
 /// How a value is named in an error message: its type, or the value itself
 /// for short primitives.
-pub fn describe(value: &JsValue) -> String {
+pub(crate) fn describe(value: &JsValue) -> String {
     if value.is_undefined() {
         "undefined".into()
     } else if value.is_null() {
@@ -29,19 +29,19 @@ pub fn describe(value: &JsValue) -> String {
 }
 
 /// Whether the argument is absent (`undefined` or `null`).
-pub fn is_absent(value: &JsValue) -> bool {
+pub(crate) fn is_absent(value: &JsValue) -> bool {
     value.is_undefined() || value.is_null()
 }
 
 /// A required string argument.
-pub fn string(value: &JsValue, what: &str) -> Result<String> {
+pub(crate) fn string(value: &JsValue, what: &str) -> Result<String> {
     value.as_string().ok_or_else(|| {
         Error::invalid_argument(format!("{what} must be a string, got {}", describe(value)))
     })
 }
 
 /// An optional string argument (`undefined` and `null` are absent).
-pub fn optional_string(value: &JsValue, what: &str) -> Result<Option<String>> {
+pub(crate) fn optional_string(value: &JsValue, what: &str) -> Result<Option<String>> {
     if is_absent(value) {
         return Ok(None);
     }
@@ -49,7 +49,7 @@ pub fn optional_string(value: &JsValue, what: &str) -> Result<Option<String>> {
 }
 
 /// A whole number in `0..=max`.
-pub fn integer(value: &JsValue, what: &str, min: u64, max: u64) -> Result<u64> {
+pub(crate) fn integer(value: &JsValue, what: &str, min: u64, max: u64) -> Result<u64> {
     let range = || {
         Error::invalid_argument(format!(
             "invalid {what} {}: expected an integer from {min} to {max}",
@@ -64,7 +64,7 @@ pub fn integer(value: &JsValue, what: &str, min: u64, max: u64) -> Result<u64> {
 }
 
 /// An array of strings.
-pub fn strings(value: &JsValue, what: &str) -> Result<Vec<String>> {
+pub(crate) fn strings(value: &JsValue, what: &str) -> Result<Vec<String>> {
     let not_array = || {
         Error::invalid_argument(format!(
             "{what} must be an array of strings, got {}",
@@ -90,7 +90,7 @@ pub fn strings(value: &JsValue, what: &str) -> Result<Vec<String>> {
 }
 
 /// Reads `key` of an options object (absent when `object` is not one).
-pub fn property(object: &JsValue, key: &str) -> JsValue {
+pub(crate) fn property(object: &JsValue, key: &str) -> JsValue {
     if !object.is_object() {
         return JsValue::UNDEFINED;
     }

@@ -25,7 +25,7 @@ fn set(details: &Object, key: &str, value: JsValue) {
 }
 
 /// The `ContentRepoError` for `error`.
-pub fn to_js_error(error: Error) -> JsValue {
+fn to_js_error(error: Error) -> JsValue {
     let details = Object::new();
     match &error {
         Error::InvalidSelection {

@@ -34,7 +34,7 @@ extern "C" {
 }
 
 /// Parses JSON text into plain JavaScript objects and arrays.
-pub fn from_json_text(text: &str) -> Result<JsValue> {
+pub(crate) fn from_json_text(text: &str) -> Result<JsValue> {
     js_sys::JSON::parse(text)
         .map_err(|_| Error::invalid_argument("the result could not be read as JSON"))
 }

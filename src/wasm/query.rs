@@ -19,11 +19,6 @@ pub struct JsQuery {
 }
 
 impl JsQuery {
-    /// The core query.
-    pub fn inner(&self) -> &Query {
-        &self.inner
-    }
-
     /// Runs `change` on a copy, keeping it only if it succeeds.
     fn update(
         &mut self,

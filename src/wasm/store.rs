@@ -193,10 +193,3 @@ fn utf8_bytes(text: &JsValue) -> Vec<u8> {
     bytes.shrink_to_fit();
     bytes
 }
-
-impl JsDocumentStore {
-    /// The core store.
-    pub fn inner(&self) -> &DocumentStore {
-        &self.inner
-    }
-}

@@ -41,7 +41,7 @@ impl Token<'_> {
 }
 
 /// Whether `byte` may appear in a name.
-pub(crate) fn is_name_byte(byte: u8) -> bool {
+fn is_name_byte(byte: u8) -> bool {
     byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'-'
 }
 
