@@ -35,7 +35,8 @@ use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 use crate::engine::apply::select_any;
-use crate::engine::sort::effective_keys;
+use crate::engine::list::{id_at, probe, revision_at};
+use crate::engine::sort::{effective_keys, list_documents};
 use crate::error::{Error, Result};
 use crate::json;
 use crate::json::record::{Record, Writer};
@@ -252,36 +253,10 @@ pub struct Cache {
     max_bytes: Option<usize>,
 }
 
-/// The ids (decoded) of the documents of a list text, in order; documents
-/// without an id are skipped.
+/// The ids (decoded) of the documents of a list text, in order, read as
+/// the store reads them; documents without an id are skipped.
 pub fn page_ids(text: &str) -> Vec<Vec<u8>> {
-    let bytes = text.as_bytes();
-    let documents = match crate::engine::list::frame(text) {
-        Ok(crate::engine::list::Shape::Envelope { documents, .. })
-        | Ok(crate::engine::list::Shape::Array(documents)) => documents,
-        _ => return Vec::new(),
-    };
-    let mut out = Vec::with_capacity(documents.len());
-    let mut scratch = Vec::new();
-    for range in documents {
-        let Ok(probe) = crate::engine::list::probe(bytes, range, &["id"], &[]) else {
-            continue;
-        };
-        let Some(value) = probe.meta.first().cloned().flatten() else {
-            continue;
-        };
-        match bytes.get(value.start) {
-            Some(b'"') => {
-                if let Ok((end, escaped)) = json::string_end(bytes, value.start) {
-                    out.push(
-                        json::string_bytes(bytes, value.start, end, escaped, &mut scratch).to_vec(),
-                    );
-                }
-            }
-            _ => out.push(bytes.get(value).unwrap_or_default().to_vec()),
-        }
-    }
-    out
+    sweep_entries(text).into_iter().map(|(id, _)| id).collect()
 }
 
 fn header(segment: &Segment, selection: Option<&str>) -> String {
@@ -1113,55 +1088,35 @@ fn read_list(key: &str, rest: &str, text: &str) -> Result<(String, String, Vec<V
 /// `meta.updatedAt` of a document's text, decoded.
 fn updated_at(text: &str) -> Option<String> {
     let bytes = text.as_bytes();
-    let probe = crate::engine::list::probe(bytes, 0..bytes.len(), &["updatedAt"], &[]).ok()?;
-    let value = probe.meta.first().cloned().flatten()?;
+    let value = probe(bytes, 0..bytes.len(), &["updatedAt"], &[])
+        .ok()?
+        .meta(0)?;
     if bytes.get(value.start) != Some(&b'"') {
         return None;
     }
-    let (end, escaped) = json::string_end(bytes, value.start).ok()?;
     let mut scratch = Vec::new();
-    let text = json::string_bytes(bytes, value.start, end, escaped, &mut scratch);
+    let (text, _) = json::string_at(bytes, value.start, &mut scratch).ok()?;
     String::from_utf8(text.to_vec()).ok()
 }
 
 /// The ids and revision order keys of a sweep page's documents (a list of
-/// `meta(id,revision)` documents).
+/// `meta(id,revision)` documents), read as the store reads them; documents
+/// without an id are skipped.
 pub fn sweep_entries(text: &str) -> Vec<Swept> {
     let bytes = text.as_bytes();
-    let documents = match crate::engine::list::frame(text) {
-        Ok(crate::engine::list::Shape::Envelope { documents, .. })
-        | Ok(crate::engine::list::Shape::Array(documents)) => documents,
-        _ => return Vec::new(),
-    };
-    let mut out = Vec::with_capacity(documents.len());
     let mut scratch = Vec::new();
-    for range in documents {
-        let Ok(probe) = crate::engine::list::probe(bytes, range, &["id", "revision"], &[]) else {
-            continue;
-        };
-        let meta = |position: usize| probe.meta.get(position).cloned().flatten();
-        let Some(id) = meta(0) else {
-            continue;
-        };
-        let id = match bytes.get(id.start) {
-            Some(b'"') => match json::string_end(bytes, id.start) {
-                Ok((end, escaped)) => {
-                    json::string_bytes(bytes, id.start, end, escaped, &mut scratch).to_vec()
-                }
-                Err(_) => continue,
-            },
-            _ => bytes.get(id).unwrap_or_default().to_vec(),
-        };
-        let revision = meta(1)
-            .filter(|value| matches!(bytes.get(value.start), Some(b'-' | b'0'..=b'9')))
-            .map(|value| {
-                let mut key = Vec::new();
-                crate::json::number::encode(bytes.get(value).unwrap_or_default(), &mut key);
-                key.into_boxed_slice()
-            });
-        out.push((id, revision));
-    }
-    out
+    list_documents(text)
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|range| {
+            let found = probe(bytes, range, &["id", "revision"], &[]).ok()?;
+            let id = id_at(bytes, found.meta(0)?, &mut scratch).ok()??;
+            Some((
+                id,
+                found.meta(1).and_then(|value| revision_at(bytes, value)),
+            ))
+        })
+        .collect()
 }
 
 fn hex(bytes: &[u8]) -> String {

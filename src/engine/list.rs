@@ -15,7 +15,8 @@
 
 use std::ops::Range;
 
-use crate::json::{self, skip_space, Syntax};
+use crate::json::{self, number, skip_space, Syntax};
+use crate::query::sort::Scope;
 
 /// One entry of an object, as text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -159,6 +160,49 @@ pub struct Probe {
     pub meta: Vec<Option<Range<usize>>>,
     /// The value of each requested `fields` key, likewise.
     pub fields: Vec<Option<Range<usize>>>,
+}
+
+impl Probe {
+    /// The value found for the requested `meta` key at `position`.
+    pub(crate) fn meta(&self, position: usize) -> Option<Range<usize>> {
+        self.meta.get(position).cloned().flatten()
+    }
+
+    /// The value found for the requested key at `position` of `scope`.
+    pub(crate) fn value(&self, scope: Scope, position: usize) -> Option<Range<usize>> {
+        match scope {
+            Scope::Meta => self.meta(position),
+            Scope::Fields => self.fields.get(position).cloned().flatten(),
+        }
+    }
+}
+
+/// A document's `meta.id` (the value at `value` of `bytes`) as the store
+/// keys documents: a string decoded (WTF-8), a number as written; `None`
+/// for any other value, which is no id.
+pub(crate) fn id_at(
+    bytes: &[u8],
+    value: Range<usize>,
+    scratch: &mut Vec<u8>,
+) -> Result<Option<Vec<u8>>, Syntax> {
+    match bytes.get(value.start) {
+        Some(b'"') => Ok(Some(
+            json::string_at(bytes, value.start, scratch)?.0.to_vec(),
+        )),
+        Some(b'-' | b'0'..=b'9') => Ok(Some(bytes.get(value).unwrap_or_default().to_vec())),
+        _ => Ok(None),
+    }
+}
+
+/// The order key of a numeric `meta.revision` (the value at `value` of
+/// `bytes`); `None` for any other value, which counts as no revision.
+pub(crate) fn revision_at(bytes: &[u8], value: Range<usize>) -> Option<Box<[u8]>> {
+    if !matches!(bytes.get(value.start), Some(b'-' | b'0'..=b'9')) {
+        return None;
+    }
+    let mut key = Vec::new();
+    number::encode(bytes.get(value).unwrap_or_default(), &mut key);
+    Some(key.into_boxed_slice())
 }
 
 /// The values of the `meta` keys `meta_names` and the `fields` keys

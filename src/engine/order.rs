@@ -312,8 +312,7 @@ fn value_key_at(bytes: &[u8], start: usize) -> Result<(Vec<u8>, usize), Syntax> 
                 }
             }
             Some(b'"') => {
-                let (end, escaped) = json::string_end(bytes, index)?;
-                let text = json::string_bytes(bytes, index, end, escaped, &mut scratch);
+                let (text, end) = json::string_at(bytes, index, &mut scratch)?;
                 push_string(&mut finished, text);
                 if matches!(stack.last(), Some(Frame::Object(_))) {
                     string = Some(text.to_vec());
@@ -396,9 +395,8 @@ pub fn sort_key_at(bytes: &[u8], start: usize, id: bool) -> Result<Option<Vec<u8
             Ok(None)
         }
         Some(b'"') if id => {
-            let (end, escaped) = json::string_end(bytes, index)?;
             let mut scratch = Vec::new();
-            let text = json::string_bytes(bytes, index, end, escaped, &mut scratch);
+            let (text, _) = json::string_at(bytes, index, &mut scratch)?;
             Ok(Some(id_key(text)))
         }
         _ => value_key_at(bytes, index).map(|(key, _)| Some(key)),

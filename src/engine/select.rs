@@ -427,10 +427,7 @@ fn close_frame(stack: &mut Vec<Frame>, out: &mut Vec<u8>) -> bool {
 }
 
 fn decode_error(error: &Syntax, text: &str) -> Error {
-    Error::Decode {
-        message: format!("invalid JSON: {error}"),
-        excerpt: text.chars().take(60).collect(),
-    }
+    Error::decode(format!("invalid JSON: {error}"), text)
 }
 
 /// Runs `node` of `plan` on the value `text`, appending the selected text
@@ -461,10 +458,7 @@ fn apply_text(text: &str, node: u32, plan: &Plan, out: &mut Vec<u8>) -> Result<b
                 Ok(selected) => Ok(selected),
                 Err(_) => {
                     out.truncate(mark);
-                    Err(Error::Decode {
-                        message: "a document could not be read".into(),
-                        excerpt: text.chars().take(60).collect(),
-                    })
+                    Err(Error::decode("a document could not be read", text))
                 }
             }
         }

@@ -255,8 +255,7 @@ fn message_at(bytes: &[u8], start: usize, names: &[&[u8]], depth: usize) -> Opti
         if found.is_none() && names.contains(&name) {
             match bytes.get(value) {
                 Some(b'"') => {
-                    let (end, escaped) = json::string_end(bytes, value)?;
-                    let text = json::string_bytes(bytes, value, end, escaped, &mut scratch);
+                    let (text, _) = json::string_at(bytes, value, &mut scratch)?;
                     found = Some(String::from_utf8_lossy(text).into_owned());
                 }
                 Some(b'{') if name == b"error" && depth == 0 => {

@@ -379,6 +379,18 @@ pub(crate) fn string_bytes<'a>(
     scratch
 }
 
+/// The decoded bytes (WTF-8) of the string whose opening `"` is at `start`,
+/// and the index after its closing `"`: [`string_end`] and [`string_bytes`]
+/// in one step. `scratch` holds the decoding of a string with escapes.
+pub(crate) fn string_at<'a>(
+    bytes: &'a [u8],
+    start: usize,
+    scratch: &'a mut Vec<u8>,
+) -> Result<(&'a [u8], usize), Syntax> {
+    let (end, escaped) = string_end(bytes, start)?;
+    Ok((string_bytes(bytes, start, end, escaped, scratch), end))
+}
+
 /// One object being rewritten by [`normalize`]: its entries so far.
 struct Entries {
     /// Decoded key, raw key text (with quotes), value text.

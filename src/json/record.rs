@@ -19,7 +19,7 @@
 use std::fmt::Write as _;
 use std::ops::Range;
 
-use super::{skip_space, string_bytes, string_end, Syntax};
+use super::{skip_space, string_at, Syntax};
 use crate::engine::list::{entries, frame, Shape};
 
 /// Appends `text` as a JSON string.
@@ -216,8 +216,7 @@ fn decode(raw: &str) -> Option<String> {
     if bytes.first() != Some(&b'"') {
         return None;
     }
-    let (end, escaped) = string_end(bytes, 0).ok()?;
     let mut scratch = Vec::new();
-    let text = string_bytes(bytes, 0, end, escaped, &mut scratch);
+    let (text, _) = string_at(bytes, 0, &mut scratch).ok()?;
     Some(String::from_utf8_lossy(text).into_owned())
 }

@@ -45,15 +45,14 @@ use std::rc::Rc;
 #[cfg(not(target_arch = "wasm32"))]
 use serde_json::Value;
 
-use crate::engine::apply::{page_bounds, write_page_meta};
-use crate::engine::list::{envelope_total, frame, probe, Shape};
-use crate::engine::order::sort_key_at;
-use crate::engine::select::{write_document, Plan};
-use crate::engine::sort::{compare_keys, document_keys, effective_keys, is_id, SortKey};
+use crate::engine::apply::{open_envelope, page_bounds};
+use crate::engine::list::{envelope_total, frame, id_at, revision_at, Shape};
+use crate::engine::select::Plan;
+use crate::engine::sort::{compare_keys, document_keys, effective_keys, KeyReader, SortKey};
 use crate::error::{Error, Result};
-use crate::json::{self, number, Syntax};
+use crate::json::{self, Syntax};
 use crate::query::selection::Selection;
-use crate::query::sort::{Direction, FieldKey, Scope, Sort};
+use crate::query::sort::{Direction, FieldKey, Sort};
 use crate::query::Query;
 
 /// How many sort indexes a store keeps (least recently used dropped first).
@@ -161,10 +160,7 @@ enum Origin {
 impl Origin {
     fn error(self, message: String, text: &str) -> Error {
         match self {
-            Origin::Text => Error::Decode {
-                message,
-                excerpt: excerpt(text),
-            },
+            Origin::Text => Error::decode(message, text),
             Origin::Argument => Error::invalid_argument(message),
         }
     }
@@ -178,10 +174,6 @@ fn no_id(index: usize, origin: Origin, source: &str) -> Error {
         ),
         source,
     )
-}
-
-fn excerpt(text: &str) -> String {
-    text.chars().take(60).collect()
 }
 
 /// Documents by `meta.id`, with cached sort indexes. See the module docs.
@@ -395,74 +387,32 @@ impl DocumentStore {
                 ))
             }
         };
-        let mut meta_names: Vec<&str> = vec!["id", "revision", "contentType"];
-        let mut field_names: Vec<&str> = Vec::new();
-        let mut columns = Vec::with_capacity(self.column_keys.len());
-        for key in &self.column_keys {
-            let names = match key.scope {
-                Scope::Meta => &mut meta_names,
-                Scope::Fields => &mut field_names,
-            };
-            let position = match names.iter().position(|name| *name == key.name) {
-                Some(position) => position,
-                None => {
-                    names.push(key.name.as_str());
-                    names.len() - 1
-                }
-            };
-            columns.push((key.scope, position, is_id(key)));
-        }
+        // The probe of each document reads its id, revision and content type
+        // (meta positions 0, 1, 2) and the values of the indexed sort keys.
+        let reader = KeyReader::new(&["id", "revision", "contentType"], &self.column_keys);
         let bytes = buffer.as_bytes();
         let mut incoming = Vec::with_capacity(documents.len());
         let mut scratch = Vec::new();
         for (index, range) in documents.into_iter().enumerate() {
-            let found = probe(bytes, range.clone(), &meta_names, &field_names).map_err(syntax)?;
-            let meta = |position: usize| found.meta.get(position).cloned().flatten();
-            let id = match meta(0) {
-                Some(value) => match bytes.get(value.start) {
-                    Some(b'"') => {
-                        let (end, escaped) =
-                            json::string_end(bytes, value.start).map_err(syntax)?;
-                        json::string_bytes(bytes, value.start, end, escaped, &mut scratch).to_vec()
-                    }
-                    Some(b'-' | b'0'..=b'9') => bytes.get(value).unwrap_or_default().to_vec(),
-                    _ => Vec::new(),
-                },
-                None => Vec::new(),
+            let found = reader.probe(bytes, range.clone()).map_err(syntax)?;
+            let id = match found.meta(0) {
+                Some(value) => id_at(bytes, value, &mut scratch).map_err(syntax)?,
+                None => None,
             };
-            if !found.is_object || id.is_empty() {
-                return Err(no_id(index, origin, buffer));
-            }
-            let revision = meta(1)
-                .filter(|value| matches!(bytes.get(value.start), Some(b'-' | b'0'..=b'9')))
-                .map(|value| {
-                    let mut key = Vec::new();
-                    number::encode(bytes.get(value).unwrap_or_default(), &mut key);
-                    key.into_boxed_slice()
-                });
-            let content_type = match meta(2) {
+            let id = match id {
+                Some(id) if found.is_object && !id.is_empty() => id,
+                _ => return Err(no_id(index, origin, buffer)),
+            };
+            let revision = found.meta(1).and_then(|value| revision_at(bytes, value));
+            let content_type = match found.meta(2) {
                 Some(value) if bytes.get(value.start) == Some(&b'"') => {
-                    let (end, escaped) = json::string_end(bytes, value.start).map_err(syntax)?;
-                    let text = json::string_bytes(bytes, value.start, end, escaped, &mut scratch);
+                    let (text, _) =
+                        json::string_at(bytes, value.start, &mut scratch).map_err(syntax)?;
                     Some(String::from_utf8_lossy(text).into_owned())
                 }
                 _ => None,
             };
-            let values = columns
-                .iter()
-                .map(|(scope, position, id)| {
-                    let slot = match scope {
-                        Scope::Meta => found.meta.get(*position),
-                        Scope::Fields => found.fields.get(*position),
-                    };
-                    match slot.cloned().flatten() {
-                        Some(value) => sort_key_at(bytes, value.start, *id)
-                            .map(|key| key.map(Vec::into_boxed_slice))
-                            .map_err(syntax),
-                        None => Ok(None),
-                    }
-                })
-                .collect::<Result<Vec<SortKey>>>()?;
+            let values = reader.keys(bytes, &found).map_err(syntax)?;
             incoming.push(Incoming {
                 id,
                 revision,
@@ -804,9 +754,11 @@ impl DocumentStore {
                     Some(stored) => {
                         let text = stored.text.as_str();
                         document_keys(text.as_bytes(), 0..text.len(), &missing).map_err(
-                            |error| Error::Decode {
-                                message: format!("a stored document cannot be read: {error}"),
-                                excerpt: excerpt(text),
+                            |error| {
+                                Error::decode(
+                                    format!("a stored document cannot be read: {error}"),
+                                    text,
+                                )
                             },
                         )?
                     }
@@ -916,15 +868,8 @@ impl DocumentStore {
             .take(count);
         let plan = Plan::compile(query.selection().unwrap_or(&Selection::All))?;
         let mut out = Vec::with_capacity(64 + count * 256);
-        out.extend_from_slice(b"{\"data\":[");
-        for (position, stored) in page.enumerate() {
-            if position > 0 {
-                out.push(b',');
-            }
-            write_document(stored.text.as_str(), &plan, &mut out)?;
-        }
-        out.extend_from_slice(b"],\"meta\":");
-        write_page_meta(&mut out, query, count, total);
+        let texts = page.map(|stored| Ok(stored.text.as_str()));
+        open_envelope(&mut out, texts, &plan, query, count, total)?;
         out.push(b'}');
         String::from_utf8(out).map_err(|error| Error::Decode {
             message: format!("the result is not UTF-8: {error}"),
@@ -936,10 +881,8 @@ impl DocumentStore {
     #[cfg(not(target_arch = "wasm32"))]
     pub fn query(&mut self, query: &Query, content_type: Option<&str>) -> Result<Value> {
         let text = self.query_json(query, content_type)?;
-        serde_json::from_str(&text).map_err(|error| Error::Decode {
-            message: format!("the result cannot be read: {error}"),
-            excerpt: excerpt(&text),
-        })
+        serde_json::from_str(&text)
+            .map_err(|error| Error::decode(format!("the result cannot be read: {error}"), &text))
     }
 
     /// The ids in the store's stable order (insertion order); an id holding
