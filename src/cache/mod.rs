@@ -32,6 +32,7 @@ pub mod policy;
 pub mod refresh;
 
 use std::collections::{HashMap, HashSet};
+use std::fmt::Write as _;
 use std::rc::Rc;
 
 use crate::engine::apply::select_any;
@@ -40,6 +41,7 @@ use crate::engine::sort::{effective_keys, list_documents};
 use crate::error::{Error, Result};
 use crate::json;
 use crate::json::record::{Record, Writer};
+use crate::num::u64_from_f64;
 use crate::query::selection::{Node, Parts};
 use crate::query::url::Endpoint;
 use crate::query::Query;
@@ -350,7 +352,8 @@ impl Cache {
             Kind::Other => None,
             Kind::List | Kind::Document => {
                 let store = self.store(&variant);
-                let batch = store.prepare(&text, selection.clone().map(Rc::new), now)?;
+                let fetched_with = selection.clone().map(Rc::new);
+                let batch = store.prepare(&text, fetched_with.as_ref(), now)?;
                 if store.is_stale(&batch) {
                     return Ok(Change::default());
                 }
@@ -384,7 +387,7 @@ impl Cache {
                 && needs_service(query).is_none()
             {
                 let ids = batch.ids().map(<[u8]>::to_vec).collect();
-                self.plan_list(&mut change, &variant, &segment.endpoint, ids, now);
+                Self::plan_list(&mut change, &variant, &segment.endpoint, ids, now);
             }
         }
         if let (Kind::Document, Endpoint::Alias(name)) = (kind, endpoint) {
@@ -398,14 +401,7 @@ impl Cache {
         Ok(change)
     }
 
-    fn plan_list(
-        &self,
-        change: &mut Change,
-        variant: &str,
-        endpoint: &str,
-        ids: Vec<Vec<u8>>,
-        now: f64,
-    ) {
+    fn plan_list(change: &mut Change, variant: &str, endpoint: &str, ids: Vec<Vec<u8>>, now: f64) {
         let text_ids: Vec<String> = ids
             .iter()
             .map(|id| String::from_utf8_lossy(id).into_owned())
@@ -438,7 +434,7 @@ impl Cache {
         now: f64,
     ) -> Change {
         let mut change = Change::default();
-        self.plan_list(
+        Self::plan_list(
             &mut change,
             &variant_key(query),
             &endpoint_key(endpoint),
@@ -510,7 +506,7 @@ impl Cache {
             .filter(|id| !listed.iter().any(|list| list.members.contains(*id)))
             .collect();
         if let Some(store) = self.variants.get_mut(variant) {
-            store.remove_ids(gone.iter().map(|id| id.as_ref()));
+            store.remove_ids(gone.iter().map(AsRef::as_ref));
         }
     }
 
@@ -677,7 +673,7 @@ impl Cache {
             };
             if segment.kind != Kind::Other {
                 let store = self.store(&segment.variant);
-                match store.prepare(&segment.text, selection, segment.fetched_at) {
+                match store.prepare(&segment.text, selection.as_ref(), segment.fetched_at) {
                     Ok(batch) => {
                         store.commit_batch(batch);
                     }
@@ -871,7 +867,7 @@ impl Cache {
             .collect();
         let ids: Vec<Vec<u8>> = swept.iter().map(|(id, _)| id.clone()).collect();
         let total = ids.len();
-        self.plan_list(&mut changes, &key.0, &key.1, ids, now);
+        Self::plan_list(&mut changes, &key.0, &key.1, ids, now);
         if !deleted.is_empty() {
             let mut tombstones = self.tombstones.get(&key.0).cloned().unwrap_or_default();
             for id in &deleted {
@@ -1053,9 +1049,10 @@ fn read_segment(key: &str, text: &str) -> Result<(String, Segment, Option<String
         .as_deref()
         .and_then(Kind::parse)
         .ok_or_else(|| corrupt(key, "no kind", text))?;
-    let (url, variant, endpoint) = match (field("url"), field("variant"), field("endpoint")) {
-        (Some(url), Some(variant), Some(endpoint)) => (url, variant, endpoint),
-        _ => return Err(corrupt(key, "an incomplete header", text)),
+    let (Some(url), Some(variant), Some(endpoint)) =
+        (field("url"), field("variant"), field("endpoint"))
+    else {
+        return Err(corrupt(key, "an incomplete header", text));
     };
     json::validate(body).map_err(|error| corrupt(key, error, body))?;
     let segment = Segment {
@@ -1065,7 +1062,7 @@ fn read_segment(key: &str, text: &str) -> Result<(String, Segment, Option<String
         kind,
         text: Rc::new(body.to_owned()),
         fetched_at: header.number("fetchedAt").unwrap_or(0.0),
-        seq: header.number("seq").map_or(0, |seq| seq as u64),
+        seq: header.number("seq").map_or(0, u64_from_f64),
     };
     Ok((key.to_owned(), segment, field("selection")))
 }
@@ -1120,7 +1117,12 @@ pub fn sweep_entries(text: &str) -> Vec<Swept> {
 }
 
 fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+    let mut out = String::with_capacity(2 * bytes.len());
+    for byte in bytes {
+        // Writing to a String cannot fail.
+        let _ = write!(out, "{byte:02x}");
+    }
+    out
 }
 
 fn unhex(text: &str) -> Option<Vec<u8>> {

@@ -230,7 +230,7 @@ pub fn probe(
             _ => return json::value_end(bytes, value),
         };
         // A later `meta` or `fields` replaces an earlier one whole.
-        found.iter_mut().for_each(|slot| *slot = None);
+        found.fill(None);
         if bytes.get(value) != Some(&b'{') {
             return json::value_end(bytes, value);
         }

@@ -263,9 +263,8 @@ pub fn sort_list(text: &str, sorting: &[Sort], first: Option<usize>) -> Result<V
 /// key `k` is `meta.id`.
 pub fn read_value_rows(text: &str, ids: &[bool]) -> Result<Vec<Vec<SortKey>>> {
     let bytes = text.as_bytes();
-    let rows = match frame(text).map_err(|error| invalid_json(&error))? {
-        Shape::Array(rows) => rows,
-        _ => return Err(Error::invalid_argument("the sort keys could not be read")),
+    let Shape::Array(rows) = frame(text).map_err(|error| invalid_json(&error))? else {
+        return Err(Error::invalid_argument("the sort keys could not be read"));
     };
     rows.into_iter()
         .map(|row| {

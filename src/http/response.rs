@@ -164,11 +164,11 @@ fn replace(text: &str, spans: &[(usize, usize)], marker: &str) -> String {
     let mut out = Vec::with_capacity(bytes.len());
     let mut at = 0;
     for &(start, end) in spans {
-        out.extend_from_slice(&bytes[at..start]);
+        out.extend_from_slice(bytes.get(at..start).unwrap_or_default());
         out.extend_from_slice(marker.as_bytes());
         at = end;
     }
-    out.extend_from_slice(&bytes[at..]);
+    out.extend_from_slice(bytes.get(at..).unwrap_or_default());
     // Spans start and end on character boundaries (every unit is whole
     // characters), so this never loses anything.
     String::from_utf8(out)
@@ -237,7 +237,7 @@ pub fn excerpt(text: &str, secret: &str, chars: usize) -> String {
         .char_indices()
         .nth(chars.saturating_add(margin))
         .map_or(text.len(), |(index, _)| index);
-    let scrubbed = scrub(&text[..window_end], secret);
+    let scrubbed = scrub(text.get(..window_end).unwrap_or(text), secret);
     let mut out: String = scrubbed.chars().take(chars).collect();
     if out.len() < scrubbed.len() || window_end < text.len() {
         out.push('…');

@@ -117,10 +117,7 @@ pub(crate) fn string_end(bytes: &[u8], start: usize) -> Result<(usize, bool), Sy
                     Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => index += 2,
                     Some(b'u') => {
                         for offset in 2..6 {
-                            if !bytes
-                                .get(index + offset)
-                                .is_some_and(|byte| byte.is_ascii_hexdigit())
-                            {
+                            if !bytes.get(index + offset).is_some_and(u8::is_ascii_hexdigit) {
                                 return syntax(index + offset, "four hex digits after '\\u'");
                             }
                         }
@@ -293,7 +290,7 @@ fn push_code_point(out: &mut Vec<u8>, code: u32) {
     match code {
         0..=0x7F => out.push(byte(code)),
         0x80..=0x7FF => {
-            out.extend_from_slice(&[byte(0xC0 | (code >> 6)), byte(0x80 | (code & 0x3F))])
+            out.extend_from_slice(&[byte(0xC0 | (code >> 6)), byte(0x80 | (code & 0x3F))]);
         }
         0x800..=0xFFFF => out.extend_from_slice(&[
             byte(0xE0 | (code >> 12)),

@@ -86,13 +86,17 @@ pub(crate) fn normalize_base_url(base_url: &str) -> Result<String> {
         ))
     };
     let lower = base_url.get(..8).unwrap_or(base_url).to_ascii_lowercase();
-    let rest = if lower.starts_with("https://") {
-        &base_url[8..]
+    let scheme_len = if lower.starts_with("https://") {
+        8
     } else if lower.starts_with("http://") {
-        &base_url[7..]
+        7
     } else {
         return Err(invalid("the scheme must be http: or https:"));
     };
+    // The scheme is ASCII: the split is at a character boundary.
+    let (scheme, rest) = base_url
+        .split_at_checked(scheme_len)
+        .ok_or_else(|| invalid("the scheme must be http: or https:"))?;
     if base_url
         .chars()
         .any(|c| c.is_control() || c.is_whitespace())
@@ -107,8 +111,7 @@ pub(crate) fn normalize_base_url(base_url: &str) -> Result<String> {
     if host.is_empty() || host.starts_with(':') {
         return Err(invalid("it has no host"));
     }
-    let scheme_len = base_url.len() - rest.len();
-    let scheme = base_url[..scheme_len].to_ascii_lowercase();
+    let scheme = scheme.to_ascii_lowercase();
     Ok(format!("{scheme}{}", rest.trim_end_matches('/')))
 }
 

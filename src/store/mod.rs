@@ -51,6 +51,7 @@ use crate::engine::select::Plan;
 use crate::engine::sort::{compare_keys, document_keys, effective_keys, KeyReader, SortKey};
 use crate::error::{Error, Result};
 use crate::json::{self, Syntax};
+use crate::num::u32_from_usize;
 use crate::query::selection::Selection;
 use crate::query::sort::{Direction, FieldKey, Sort};
 use crate::query::Query;
@@ -257,7 +258,7 @@ impl DocumentStore {
     pub(crate) fn prepare(
         &self,
         text: &Rc<String>,
-        selection: Option<Rc<Selection>>,
+        selection: Option<&Rc<Selection>>,
         fetched_at: f64,
     ) -> Result<Batch> {
         let (incoming, total) = self.read_text(text, Origin::Text, selection, fetched_at)?;
@@ -327,15 +328,15 @@ impl DocumentStore {
             .map(|(selection, _)| selection.as_deref())
     }
 
-    fn count_selection(&mut self, selection: &Option<Rc<Selection>>, delta: isize) {
-        let key = selection.as_ref().map(|selection| selection.to_string());
+    fn count_selection(&mut self, selection: Option<&Rc<Selection>>, delta: isize) {
+        let key = selection.map(ToString::to_string);
         let entry = self
             .selections
             .entry(key)
-            .or_insert_with(|| (selection.clone(), 0));
+            .or_insert_with(|| (selection.cloned(), 0));
         entry.1 = entry.1.saturating_add_signed(delta);
         if entry.1 == 0 {
-            let key = selection.as_ref().map(|selection| selection.to_string());
+            let key = selection.map(ToString::to_string);
             self.selections.remove(&key);
         }
     }
@@ -358,7 +359,7 @@ impl DocumentStore {
         &self,
         buffer: &Rc<String>,
         origin: Origin,
-        selection: Option<Rc<Selection>>,
+        selection: Option<&Rc<Selection>>,
         fetched_at: f64,
     ) -> Result<(Vec<Incoming>, Option<u64>)> {
         let syntax = |error: Syntax| origin.error(format!("invalid JSON: {error}"), buffer);
@@ -423,7 +424,7 @@ impl DocumentStore {
                     end: range.end,
                 },
                 values,
-                selection: selection.clone(),
+                selection: selection.cloned(),
                 fetched_at,
             });
         }
@@ -473,16 +474,22 @@ impl DocumentStore {
                 if let Some(old_type) = old_type {
                     self.uncount(&old_type);
                 }
-                self.count_selection(&old_selection, -1);
-                self.count_selection(&document.selection, 1);
+                self.count_selection(old_selection.as_ref(), -1);
+                self.count_selection(document.selection.as_ref(), 1);
                 slot
             }
             None => {
+                // A free slot, or the next one: slots are numbered with u32,
+                // and a store with 2^32 of them takes no more.
+                let slot = match self.free.pop() {
+                    Some(slot) => slot,
+                    None => u32::try_from(self.slots.len()).ok()?,
+                };
                 let id: Rc<[u8]> = Rc::from(document.id.as_slice());
                 let seq = self.next_seq;
                 self.next_seq += 1;
                 self.live_bytes += document.text.len();
-                self.count_selection(&document.selection, 1);
+                self.count_selection(document.selection.as_ref(), 1);
                 let stored = Slot {
                     id: Rc::clone(&id),
                     revision: document.revision,
@@ -492,21 +499,15 @@ impl DocumentStore {
                     selection: document.selection,
                     fetched_at: document.fetched_at,
                 };
-                let slot = match self.free.pop() {
-                    Some(slot) => {
-                        if let Some(place) = self.slots.get_mut(slot as usize) {
-                            *place = Some(stored);
-                        }
-                        slot
-                    }
+                match self.slots.get_mut(slot as usize) {
+                    Some(place) => *place = Some(stored),
                     None => {
                         self.slots.push(Some(stored));
                         for column in &mut self.columns {
                             column.push(None);
                         }
-                        (self.slots.len() - 1) as u32
                     }
-                };
+                }
                 self.by_id.insert(id, slot);
                 slot
             }
@@ -543,7 +544,7 @@ impl DocumentStore {
             if let Some(content_type) = &stored.content_type {
                 self.uncount(content_type);
             }
-            self.count_selection(&stored.selection, -1);
+            self.count_selection(stored.selection.as_ref(), -1);
         }
         for column in &mut self.columns {
             if let Some(place) = column.get_mut(slot as usize) {
@@ -773,7 +774,7 @@ impl DocumentStore {
             self.columns.extend(columns);
         }
         let columns = self.key_columns(&keys);
-        let mut order: Vec<u32> = (0..self.slots.len() as u32)
+        let mut order: Vec<u32> = (0..u32_from_usize(self.slots.len()))
             .filter(|slot| self.is_live(*slot))
             .collect();
         order.sort_unstable_by(|a, b| self.compare_slots(&columns, *a, *b));

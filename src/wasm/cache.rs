@@ -10,10 +10,11 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
-use super::convert::{describe, property};
+use super::convert::{describe, property, usize_from_f64};
 use crate::cache::policy::{Cached, Policy, Settings};
 use crate::cache::{Answer, Cache, Change};
 use crate::error::{Error, Result};
+use crate::num::u64_from_f64;
 
 #[wasm_bindgen(module = "/src/js/storage.js")]
 extern "C" {
@@ -181,10 +182,10 @@ impl OfflineCache {
         }
         let settings = Settings {
             policy,
-            network_timeout_ms: optional_ms(options, "networkTimeoutMs")?.map(|ms| ms as u64),
+            network_timeout_ms: optional_ms(options, "networkTimeoutMs")?.map(u64_from_f64),
         };
         let mut state = Cache::new(&session_id());
-        state.set_max_bytes(optional_ms(options, "maxBytes")?.map(|bytes| bytes as usize));
+        state.set_max_bytes(optional_ms(options, "maxBytes")?.map(usize_from_f64));
         Ok(Some(OfflineCache {
             state: RefCell::new(state),
             storage: make_storage(&kind, name),
@@ -366,12 +367,6 @@ impl OfflineCache {
         }
     }
 
-    /// Whether the runtime says it is online (`navigator.onLine`; `true`
-    /// where there is no such flag, as in Node).
-    pub(crate) fn online(&self) -> bool {
-        is_online()
-    }
-
     /// Empties memory and storage.
     pub(crate) async fn clear(self: &Rc<Self>) -> Result<()> {
         self.ready().await;
@@ -391,6 +386,12 @@ impl OfflineCache {
     }
 }
 
+/// Whether the runtime says it is online (`navigator.onLine`; `true` where
+/// there is no such flag, as in Node).
+pub(crate) fn online() -> bool {
+    is_online()
+}
+
 /// Whether a storage failure is a full storage (a quota).
 fn is_quota(error: &Error) -> bool {
     matches!(error, Error::Storage { message } if message.contains("Quota") || message.contains("quota"))
@@ -398,7 +399,7 @@ fn is_quota(error: &Error) -> bool {
 
 fn web_log(value: &JsValue) {
     let console = Reflect::get(&js_sys::global(), &"console".into()).unwrap_or(JsValue::UNDEFINED);
-    if let Ok(warn) = Reflect::get(&console, &"warn".into()).and_then(|w| w.dyn_into::<Function>())
+    if let Ok(warn) = Reflect::get(&console, &"warn".into()).and_then(JsCast::dyn_into::<Function>)
     {
         let _ = warn.call2(&console, &"content-repo cache:".into(), value);
     }
@@ -417,6 +418,10 @@ impl JsClientCache {
     }
 }
 
+#[allow(
+    clippy::needless_pass_by_value,
+    reason = "wasm-bindgen exports take their JavaScript arguments as owned JsValue handles"
+)]
 #[wasm_bindgen(js_class = ClientCache)]
 impl JsClientCache {
     /// Empties the cache, in memory and in storage.
@@ -427,7 +432,7 @@ impl JsClientCache {
             cache
                 .clear()
                 .await
-                .map(|_| JsValue::UNDEFINED)
+                .map(|()| JsValue::UNDEFINED)
                 .map_err(JsValue::from)
         })
     }

@@ -4,6 +4,7 @@
 use wasm_bindgen::prelude::*;
 
 use crate::error::{Error, Result};
+use crate::num::u64_from_f64;
 
 /// How a value is named in an error message: its type, or the value itself
 /// for short primitives.
@@ -48,8 +49,11 @@ pub(crate) fn optional_string(value: &JsValue, what: &str) -> Result<Option<Stri
     string(value, what).map(Some)
 }
 
-/// A whole number in `0..=max`.
-pub(crate) fn integer(value: &JsValue, what: &str, min: u64, max: u64) -> Result<u64> {
+/// A whole number from `min` to `max`, as the type of the bounds.
+pub(crate) fn integer<T>(value: &JsValue, what: &str, min: T, max: T) -> Result<T>
+where
+    T: Copy + std::fmt::Display + Into<u64> + TryFrom<u64>,
+{
     let range = || {
         Error::invalid_argument(format!(
             "invalid {what} {}: expected an integer from {min} to {max}",
@@ -57,10 +61,12 @@ pub(crate) fn integer(value: &JsValue, what: &str, min: u64, max: u64) -> Result
         ))
     };
     let number = value.as_f64().ok_or_else(range)?;
-    if number.fract() != 0.0 || number < min as f64 || number > max as f64 {
+    // The bounds are below 2^53: as floats, they are exact.
+    let (low, high): (u64, u64) = (min.into(), max.into());
+    if number.fract() != 0.0 || number < low as f64 || number > high as f64 {
         return Err(range());
     }
-    Ok(number as u64)
+    T::try_from(u64_from_f64(number)).map_err(|_| range())
 }
 
 /// An array of strings.
@@ -95,4 +101,11 @@ pub(crate) fn property(object: &JsValue, key: &str) -> JsValue {
         return JsValue::UNDEFINED;
     }
     js_sys::Reflect::get(object, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
+}
+
+/// A JavaScript number rounded toward zero to a `usize`, saturating: NaN
+/// and anything below 0 give 0, anything above `usize::MAX` (`u32::MAX` on
+/// wasm32) gives `usize::MAX`.
+pub(crate) fn usize_from_f64(number: f64) -> usize {
+    usize::try_from(u64_from_f64(number)).unwrap_or(usize::MAX)
 }

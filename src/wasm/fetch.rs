@@ -35,6 +35,7 @@ use crate::error::Error;
 use crate::http::response::{excerpt, http_error, MESSAGE_CHARS};
 use crate::http::retry::{Outcome, RetryPolicy};
 use crate::http::ClientConfig;
+use crate::num::u64_from_f64;
 
 /// The longest delay `setTimeout` honours (2^31 - 1 ms); longer ones fire
 /// at once.
@@ -349,7 +350,7 @@ fn read_head(response: &JsValue) -> Result<Head, String> {
     let status = status
         .as_f64()
         .filter(|status| status.fract() == 0.0 && (100.0..=599.0).contains(status))
-        .map(|status| status as u16)
+        .and_then(|status| u16::try_from(u64_from_f64(status)).ok())
         .ok_or_else(|| match status.as_f64() {
             Some(number) => format!("the response's status is {number}, not an HTTP status"),
             None => format!("the response's status is {}, not a number", kind(&status)),
@@ -454,7 +455,7 @@ async fn attempts(
         ms => {
             let stop = stop.clone();
             Some(Timer::start(ms as f64, move || {
-                stop.fire(Stopped::Timeout)
+                stop.fire(Stopped::Timeout);
             })?)
         }
     };

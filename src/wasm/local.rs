@@ -12,12 +12,13 @@
 use wasm_bindgen::prelude::*;
 
 use super::client::query_arg;
-use super::convert::describe;
+use super::convert::{describe, usize_from_f64};
 use crate::engine::apply::{page_bounds, page_envelope, select_any};
 use crate::engine::sort::{
     effective_keys, is_id, not_a_document, order_rows, read_value_rows, SortKey,
 };
 use crate::error::{Error, Result};
+use crate::num::u32_from_usize;
 use crate::query::selection::Selection;
 use crate::query::sort::{Direction, FieldKey};
 use crate::query::Query;
@@ -71,7 +72,7 @@ fn paths(keys: &[(FieldKey, Direction)]) -> JsValue {
 fn read_rows(documents: &JsValue, keys: &[(FieldKey, Direction)]) -> Result<Vec<Vec<SortKey>>> {
     let rows = sort_rows(documents, &paths(keys)).map_err(|error| not_serializable(&error))?;
     if let Some(index) = rows.as_f64() {
-        return Err(not_a_document(index as usize));
+        return Err(not_a_document(usize_from_f64(index)));
     }
     let text = rows
         .as_string()
@@ -88,7 +89,7 @@ fn read_list(value: &JsValue, order: Option<Vec<u32>>) -> Result<String> {
         return Err(if index < 0.0 {
             not_a_document_or_list(value)
         } else {
-            not_a_document(index as usize)
+            not_a_document(usize_from_f64(index))
         });
     }
     text.as_string()
@@ -112,6 +113,10 @@ fn sorting_of(query: &JsValue) -> Result<Query> {
 ///
 /// Throws `invalid_argument` if `documents` is not an array of documents,
 /// or a query string is invalid.
+#[allow(
+    clippy::needless_pass_by_value,
+    reason = "wasm-bindgen exports take their JavaScript arguments as owned JsValue handles"
+)]
 #[wasm_bindgen(js_name = sortDocuments, skip_typescript, unchecked_return_type = "Document[]")]
 pub fn sort_documents(
     #[wasm_bindgen(unchecked_param_type = "Document[]")] documents: JsValue,
@@ -125,7 +130,8 @@ pub fn sort_documents(
     let rows = read_rows(&documents, &keys)?;
     let order: Vec<u32> = order_rows(&rows, &directions(&keys), None)
         .into_iter()
-        .map(|row| row as u32)
+        // Positions in a JavaScript array are below 2^32.
+        .map(u32_from_usize)
         .collect();
     Ok(permute(&documents, order))
 }
@@ -138,6 +144,10 @@ pub fn sort_documents(
 ///
 /// Throws `invalid_selection` (with `position`) for an invalid selection,
 /// `invalid_argument` for something that is not a document or a list.
+#[allow(
+    clippy::needless_pass_by_value,
+    reason = "wasm-bindgen exports take their JavaScript arguments as owned JsValue handles"
+)]
 #[wasm_bindgen(js_name = selectFields, skip_typescript, unchecked_return_type = "Document | Document[] | ListResponse")]
 pub fn select_fields(
     #[wasm_bindgen(unchecked_param_type = "Document | DocumentList")] document_or_list: JsValue,
@@ -181,6 +191,10 @@ fn not_a_document_or_list(value: &JsValue) -> Error {
 ///
 /// Like the service, a query without `limit` returns a page of 25, so the
 /// same query gives the same answer locally as online.
+#[allow(
+    clippy::needless_pass_by_value,
+    reason = "wasm-bindgen exports take their JavaScript arguments as owned JsValue handles"
+)]
 #[wasm_bindgen(js_name = applyQuery, skip_typescript, unchecked_return_type = "ListResponse")]
 pub fn apply_query(
     #[wasm_bindgen(unchecked_param_type = "DocumentList")] list_or_documents: JsValue,
@@ -198,7 +212,8 @@ pub fn apply_query(
     let order: Vec<u32> = order_rows(&rows, &directions(&keys), Some(offset + count))
         .into_iter()
         .skip(offset)
-        .map(|row| row as u32)
+        // Positions in a JavaScript array are below 2^32.
+        .map(u32_from_usize)
         .collect();
     let page = read_list(&list_or_documents, Some(order))?;
     Ok(from_json_text(&page_envelope(&page, &query, total)?)?)
@@ -210,5 +225,5 @@ pub fn apply_query(
 pub fn wasm_memory_bytes() -> f64 {
     let memory: js_sys::WebAssembly::Memory = wasm_bindgen::memory().unchecked_into();
     let buffer: js_sys::ArrayBuffer = memory.buffer().unchecked_into();
-    buffer.byte_length() as f64
+    f64::from(buffer.byte_length())
 }
