@@ -118,6 +118,15 @@ impl Error {
         }
     }
 
+    /// An [`Error::Decode`] whose excerpt is the start of `text` (60
+    /// characters).
+    pub(crate) fn decode(message: impl Into<String>, text: &str) -> Self {
+        Error::Decode {
+            message: message.into(),
+            excerpt: text.chars().take(60).collect(),
+        }
+    }
+
     /// The position of a selection error, if this is one.
     pub fn position(&self) -> Option<usize> {
         match self {

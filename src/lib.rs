@@ -23,13 +23,13 @@
 //! );
 //! # Ok::<(), content_repo::Error>(())
 //! ```
-#![deny(missing_docs)]
 
 pub mod cache;
 pub mod engine;
-pub mod error;
+mod error;
 pub mod http;
 pub mod json;
+mod num;
 pub mod query;
 pub mod store;
 #[cfg(target_arch = "wasm32")]

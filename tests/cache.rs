@@ -1,6 +1,14 @@
 //! The offline cache's rules, natively: the store per variant, revisions
 //! and stale responses, completeness, coverage, persistence round trips,
 //! two tabs on one storage, eviction.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::string_slice,
+    reason = "a test fails by panicking"
+)]
 #![cfg(not(target_arch = "wasm32"))]
 
 #[path = "common/value_api.rs"]
@@ -23,6 +31,10 @@ fn doc(id: u32, revision: u64, title: &str, created: &str) -> Value {
     })
 }
 
+#[allow(
+    clippy::needless_pass_by_value,
+    reason = "callers build the documents inline; json! reads them by reference"
+)]
 fn list(docs: Vec<Value>, total: usize) -> Value {
     json!({ "data": docs, "meta": { "count": docs.len(), "limit": 25, "offset": 0, "total": total } })
 }

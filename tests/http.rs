@@ -1,5 +1,13 @@
 //! The pure half of the HTTP client: retry decisions, Retry-After, error
 //! bodies, response decoding and pagination.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::string_slice,
+    reason = "a test fails by panicking"
+)]
 #![cfg(not(target_arch = "wasm32"))]
 
 use content_repo::http::response::{check, http_error, next_offset, Expect, Facts};

@@ -1,4 +1,12 @@
 //! Table tests for every projection rule of SPEC.md section 3.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::string_slice,
+    reason = "a test fails by panicking"
+)]
 #![cfg(not(target_arch = "wasm32"))]
 
 #[path = "common/value_api.rs"]

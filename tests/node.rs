@@ -1,4 +1,12 @@
 //! The boundary cases of `tests/common`, in Node.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::string_slice,
+    reason = "a test fails by panicking"
+)]
 #![cfg(target_arch = "wasm32")]
 
 #[macro_use]

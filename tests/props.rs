@@ -1,5 +1,13 @@
 //! Property tests: round trips of the selection's canonical form and of the
 //! query string, and the encoder against its decoder.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::string_slice,
+    reason = "a test fails by panicking"
+)]
 #![cfg(not(target_arch = "wasm32"))]
 
 use content_repo::query::encode::{form_decode, form_pairs, form_urlencode};

@@ -1,4 +1,12 @@
 //! Table tests for the selection grammar, its errors and its canonical form.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::string_slice,
+    reason = "a test fails by panicking"
+)]
 
 use content_repo::{Error, Selection};
 

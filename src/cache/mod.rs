@@ -32,13 +32,16 @@ pub mod policy;
 pub mod refresh;
 
 use std::collections::{HashMap, HashSet};
+use std::fmt::Write as _;
 use std::rc::Rc;
 
 use crate::engine::apply::select_any;
-use crate::engine::sort::effective_keys;
+use crate::engine::list::{id_at, probe, revision_at};
+use crate::engine::sort::{effective_keys, list_documents};
 use crate::error::{Error, Result};
 use crate::json;
 use crate::json::record::{Record, Writer};
+use crate::num::u64_from_f64;
 use crate::query::selection::{Node, Parts};
 use crate::query::url::Endpoint;
 use crate::query::Query;
@@ -46,7 +49,7 @@ use crate::store::{Batch, DocumentStore};
 use crate::Selection;
 
 /// The version of the stored entries; others are skipped when loading.
-pub const SCHEMA: u64 = 2;
+const SCHEMA: u64 = 2;
 
 /// What a response is, for the cache.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -80,7 +83,7 @@ impl Kind {
 
 /// The variant of a query: the parameters that change a document's
 /// content, in their canonical wire form (empty for the default variant).
-pub fn variant_key(query: &Query) -> String {
+fn variant_key(query: &Query) -> String {
     query
         .pairs()
         .into_iter()
@@ -153,7 +156,7 @@ struct Segment {
 pub type Swept = (Vec<u8>, Option<Box<[u8]>>);
 
 /// Deleted documents: id and the order key of the revision it had.
-pub type Tombstones = HashMap<Vec<u8>, Option<Box<[u8]>>>;
+type Tombstones = HashMap<Vec<u8>, Option<Box<[u8]>>>;
 
 /// A list of a variant: its members, when complete.
 #[derive(Debug, Clone, Default)]
@@ -207,7 +210,7 @@ impl Change {
     }
 
     /// The ids (decoded) of the documents this change writes.
-    pub fn ids(&self) -> Vec<Vec<u8>> {
+    fn ids(&self) -> Vec<Vec<u8>> {
         self.segments
             .iter()
             .filter_map(|(_, _, batch)| batch.as_ref())
@@ -252,36 +255,10 @@ pub struct Cache {
     max_bytes: Option<usize>,
 }
 
-/// The ids (decoded) of the documents of a list text, in order; documents
-/// without an id are skipped.
+/// The ids (decoded) of the documents of a list text, in order, read as
+/// the store reads them; documents without an id are skipped.
 pub fn page_ids(text: &str) -> Vec<Vec<u8>> {
-    let bytes = text.as_bytes();
-    let documents = match crate::engine::list::frame(text) {
-        Ok(crate::engine::list::Shape::Envelope { documents, .. })
-        | Ok(crate::engine::list::Shape::Array(documents)) => documents,
-        _ => return Vec::new(),
-    };
-    let mut out = Vec::with_capacity(documents.len());
-    let mut scratch = Vec::new();
-    for range in documents {
-        let Ok(probe) = crate::engine::list::probe(bytes, range, &["id"], &[]) else {
-            continue;
-        };
-        let Some(value) = probe.meta.first().cloned().flatten() else {
-            continue;
-        };
-        match bytes.get(value.start) {
-            Some(b'"') => {
-                if let Ok((end, escaped)) = json::string_end(bytes, value.start) {
-                    out.push(
-                        json::string_bytes(bytes, value.start, end, escaped, &mut scratch).to_vec(),
-                    );
-                }
-            }
-            _ => out.push(bytes.get(value).unwrap_or_default().to_vec()),
-        }
-    }
-    out
+    sweep_entries(text).into_iter().map(|(id, _)| id).collect()
 }
 
 fn header(segment: &Segment, selection: Option<&str>) -> String {
@@ -375,7 +352,8 @@ impl Cache {
             Kind::Other => None,
             Kind::List | Kind::Document => {
                 let store = self.store(&variant);
-                let batch = store.prepare(&text, selection.clone().map(Rc::new), now)?;
+                let fetched_with = selection.clone().map(Rc::new);
+                let batch = store.prepare(&text, fetched_with.as_ref(), now)?;
                 if store.is_stale(&batch) {
                     return Ok(Change::default());
                 }
@@ -409,7 +387,7 @@ impl Cache {
                 && needs_service(query).is_none()
             {
                 let ids = batch.ids().map(<[u8]>::to_vec).collect();
-                self.plan_list(&mut change, &variant, &segment.endpoint, ids, now);
+                Self::plan_list(&mut change, &variant, &segment.endpoint, ids, now);
             }
         }
         if let (Kind::Document, Endpoint::Alias(name)) = (kind, endpoint) {
@@ -423,14 +401,7 @@ impl Cache {
         Ok(change)
     }
 
-    fn plan_list(
-        &self,
-        change: &mut Change,
-        variant: &str,
-        endpoint: &str,
-        ids: Vec<Vec<u8>>,
-        now: f64,
-    ) {
+    fn plan_list(change: &mut Change, variant: &str, endpoint: &str, ids: Vec<Vec<u8>>, now: f64) {
         let text_ids: Vec<String> = ids
             .iter()
             .map(|id| String::from_utf8_lossy(id).into_owned())
@@ -463,7 +434,7 @@ impl Cache {
         now: f64,
     ) -> Change {
         let mut change = Change::default();
-        self.plan_list(
+        Self::plan_list(
             &mut change,
             &variant_key(query),
             &endpoint_key(endpoint),
@@ -535,7 +506,7 @@ impl Cache {
             .filter(|id| !listed.iter().any(|list| list.members.contains(*id)))
             .collect();
         if let Some(store) = self.variants.get_mut(variant) {
-            store.remove_ids(gone.iter().map(|id| id.as_ref()));
+            store.remove_ids(gone.iter().map(AsRef::as_ref));
         }
     }
 
@@ -702,7 +673,7 @@ impl Cache {
             };
             if segment.kind != Kind::Other {
                 let store = self.store(&segment.variant);
-                match store.prepare(&segment.text, selection, segment.fetched_at) {
+                match store.prepare(&segment.text, selection.as_ref(), segment.fetched_at) {
                     Ok(batch) => {
                         store.commit_batch(batch);
                     }
@@ -896,7 +867,7 @@ impl Cache {
             .collect();
         let ids: Vec<Vec<u8>> = swept.iter().map(|(id, _)| id.clone()).collect();
         let total = ids.len();
-        self.plan_list(&mut changes, &key.0, &key.1, ids, now);
+        Self::plan_list(&mut changes, &key.0, &key.1, ids, now);
         if !deleted.is_empty() {
             let mut tombstones = self.tombstones.get(&key.0).cloned().unwrap_or_default();
             for id in &deleted {
@@ -1078,9 +1049,10 @@ fn read_segment(key: &str, text: &str) -> Result<(String, Segment, Option<String
         .as_deref()
         .and_then(Kind::parse)
         .ok_or_else(|| corrupt(key, "no kind", text))?;
-    let (url, variant, endpoint) = match (field("url"), field("variant"), field("endpoint")) {
-        (Some(url), Some(variant), Some(endpoint)) => (url, variant, endpoint),
-        _ => return Err(corrupt(key, "an incomplete header", text)),
+    let (Some(url), Some(variant), Some(endpoint)) =
+        (field("url"), field("variant"), field("endpoint"))
+    else {
+        return Err(corrupt(key, "an incomplete header", text));
     };
     json::validate(body).map_err(|error| corrupt(key, error, body))?;
     let segment = Segment {
@@ -1090,7 +1062,7 @@ fn read_segment(key: &str, text: &str) -> Result<(String, Segment, Option<String
         kind,
         text: Rc::new(body.to_owned()),
         fetched_at: header.number("fetchedAt").unwrap_or(0.0),
-        seq: header.number("seq").map_or(0, |seq| seq as u64),
+        seq: header.number("seq").map_or(0, u64_from_f64),
     };
     Ok((key.to_owned(), segment, field("selection")))
 }
@@ -1113,59 +1085,44 @@ fn read_list(key: &str, rest: &str, text: &str) -> Result<(String, String, Vec<V
 /// `meta.updatedAt` of a document's text, decoded.
 fn updated_at(text: &str) -> Option<String> {
     let bytes = text.as_bytes();
-    let probe = crate::engine::list::probe(bytes, 0..bytes.len(), &["updatedAt"], &[]).ok()?;
-    let value = probe.meta.first().cloned().flatten()?;
+    let value = probe(bytes, 0..bytes.len(), &["updatedAt"], &[])
+        .ok()?
+        .meta(0)?;
     if bytes.get(value.start) != Some(&b'"') {
         return None;
     }
-    let (end, escaped) = json::string_end(bytes, value.start).ok()?;
     let mut scratch = Vec::new();
-    let text = json::string_bytes(bytes, value.start, end, escaped, &mut scratch);
+    let (text, _) = json::string_at(bytes, value.start, &mut scratch).ok()?;
     String::from_utf8(text.to_vec()).ok()
 }
 
 /// The ids and revision order keys of a sweep page's documents (a list of
-/// `meta(id,revision)` documents).
+/// `meta(id,revision)` documents), read as the store reads them; documents
+/// without an id are skipped.
 pub fn sweep_entries(text: &str) -> Vec<Swept> {
     let bytes = text.as_bytes();
-    let documents = match crate::engine::list::frame(text) {
-        Ok(crate::engine::list::Shape::Envelope { documents, .. })
-        | Ok(crate::engine::list::Shape::Array(documents)) => documents,
-        _ => return Vec::new(),
-    };
-    let mut out = Vec::with_capacity(documents.len());
     let mut scratch = Vec::new();
-    for range in documents {
-        let Ok(probe) = crate::engine::list::probe(bytes, range, &["id", "revision"], &[]) else {
-            continue;
-        };
-        let meta = |position: usize| probe.meta.get(position).cloned().flatten();
-        let Some(id) = meta(0) else {
-            continue;
-        };
-        let id = match bytes.get(id.start) {
-            Some(b'"') => match json::string_end(bytes, id.start) {
-                Ok((end, escaped)) => {
-                    json::string_bytes(bytes, id.start, end, escaped, &mut scratch).to_vec()
-                }
-                Err(_) => continue,
-            },
-            _ => bytes.get(id).unwrap_or_default().to_vec(),
-        };
-        let revision = meta(1)
-            .filter(|value| matches!(bytes.get(value.start), Some(b'-' | b'0'..=b'9')))
-            .map(|value| {
-                let mut key = Vec::new();
-                crate::json::number::encode(bytes.get(value).unwrap_or_default(), &mut key);
-                key.into_boxed_slice()
-            });
-        out.push((id, revision));
-    }
-    out
+    list_documents(text)
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|range| {
+            let found = probe(bytes, range, &["id", "revision"], &[]).ok()?;
+            let id = id_at(bytes, found.meta(0)?, &mut scratch).ok()??;
+            Some((
+                id,
+                found.meta(1).and_then(|value| revision_at(bytes, value)),
+            ))
+        })
+        .collect()
 }
 
 fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+    let mut out = String::with_capacity(2 * bytes.len());
+    for byte in bytes {
+        // Writing to a String cannot fail.
+        let _ = write!(out, "{byte:02x}");
+    }
+    out
 }
 
 fn unhex(text: &str) -> Option<Vec<u8>> {

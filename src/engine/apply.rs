@@ -27,7 +27,9 @@ use std::ops::Range;
 
 use super::list::{frame, Entry, Shape};
 use super::select::{write_document, write_includes, Plan};
-use super::sort::{effective_keys, invalid_json, not_a_document, order_rows, read_rows};
+use super::sort::{
+    effective_keys, invalid_json, list_parts, not_a_document, order_rows, read_rows,
+};
 use crate::error::{Error, Result};
 use crate::query::selection::Selection;
 use crate::query::Query;
@@ -36,13 +38,13 @@ use crate::query::Query;
 pub const SERVICE_DEFAULT_LIMIT: u32 = 25;
 
 /// The page size of a query: its `limit`, or the service's default.
-pub fn effective_limit(query: &Query) -> u32 {
+fn effective_limit(query: &Query) -> u32 {
     query.get_limit().unwrap_or(SERVICE_DEFAULT_LIMIT)
 }
 
 /// The page bounds of a query over `total` documents: `(offset, count)`,
 /// clamped to what exists.
-pub fn page_bounds(query: &Query, total: usize) -> (usize, usize) {
+pub(crate) fn page_bounds(query: &Query, total: usize) -> (usize, usize) {
     let offset = usize::try_from(query.get_offset().unwrap_or(0)).unwrap_or(usize::MAX);
     let offset = offset.min(total);
     let limit = usize::try_from(effective_limit(query)).unwrap_or(usize::MAX);
@@ -51,7 +53,7 @@ pub fn page_bounds(query: &Query, total: usize) -> (usize, usize) {
 
 /// Appends the list envelope's `meta`, `{count, limit, offset, total}`, as
 /// the service writes it.
-pub fn write_page_meta(out: &mut Vec<u8>, query: &Query, count: usize, total: usize) {
+fn write_page_meta(out: &mut Vec<u8>, query: &Query, count: usize, total: usize) {
     out.extend_from_slice(
         format!(
             r#"{{"count":{count},"limit":{},"offset":{},"total":{total}}}"#,
@@ -70,26 +72,51 @@ fn slice(text: &str, range: Range<usize>) -> &str {
     text.get(range).unwrap_or("null")
 }
 
-/// Appends the selected documents `positions` of `documents` as a JSON array.
-fn write_documents(
+/// The text of the document at `position` of a list's `documents`
+/// (ranges of `text`); `invalid_argument` when it is not an object.
+fn document<'t>(text: &'t str, documents: &[Range<usize>], position: usize) -> Result<&'t str> {
+    let range = documents.get(position).cloned().unwrap_or(0..0);
+    if text.as_bytes().get(range.start) != Some(&b'{') {
+        return Err(not_a_document(position));
+    }
+    Ok(slice(text, range))
+}
+
+/// Appends `documents` (their texts, in order), each selected by `plan`, as
+/// a JSON array.
+fn write_documents<'t>(
     out: &mut Vec<u8>,
-    text: &str,
-    documents: &[Range<usize>],
-    positions: impl Iterator<Item = usize>,
+    documents: impl Iterator<Item = Result<&'t str>>,
     plan: &Plan,
 ) -> Result<()> {
     out.push(b'[');
-    for (count, position) in positions.enumerate() {
+    for (count, document) in documents.enumerate() {
         if count > 0 {
             out.push(b',');
         }
-        let range = documents.get(position).cloned().unwrap_or(0..0);
-        if text.as_bytes().get(range.start) != Some(&b'{') {
-            return Err(not_a_document(position));
-        }
-        write_document(slice(text, range), plan, out)?;
+        write_document(document?, plan, out)?;
     }
     out.push(b']');
+    Ok(())
+}
+
+/// Appends the start of a page's list envelope as the service writes it,
+/// `{"data":[...],"meta":{"count":..,"limit":..,"offset":..,"total":..}`:
+/// the page's `documents` (their texts, in order, `count` of them) each
+/// selected by `plan`, out of `total`. The caller adds any other entries
+/// and the closing `}`.
+pub(crate) fn open_envelope<'t>(
+    out: &mut Vec<u8>,
+    documents: impl Iterator<Item = Result<&'t str>>,
+    plan: &Plan,
+    query: &Query,
+    count: usize,
+    total: usize,
+) -> Result<()> {
+    out.extend_from_slice(b"{\"data\":");
+    write_documents(out, documents, plan)?;
+    out.extend_from_slice(b",\"meta\":");
+    write_page_meta(out, query, count, total);
     Ok(())
 }
 
@@ -124,6 +151,28 @@ fn write_rest(
     Ok(())
 }
 
+/// The list envelope of the documents at `positions` of a list text
+/// (its `documents` and `entries`, from [`list_parts`]), `count` of them out of
+/// `total`, selected by the query's selection; the list's other entries
+/// (such as `includes`) follow.
+fn envelope(
+    text: &str,
+    documents: &[Range<usize>],
+    entries: &[Entry],
+    positions: impl Iterator<Item = usize>,
+    query: &Query,
+    count: usize,
+    total: usize,
+) -> Result<String> {
+    let plan = Plan::compile(query.selection().unwrap_or(&Selection::All))?;
+    let mut out = Vec::with_capacity(64 + count * 256);
+    let page = positions.map(|position| document(text, documents, position));
+    open_envelope(&mut out, page, &plan, query, count, total)?;
+    write_rest(&mut out, text, entries, &[b"data", b"meta"], &plan)?;
+    out.push(b'}');
+    utf8(out)
+}
+
 /// Applies `query`'s sorting, `offset`, `limit` and selection to a list
 /// text (an array of documents or a list envelope), giving the text of a
 /// list envelope `{ data, meta: { count, limit, offset, total } }`; an
@@ -131,16 +180,7 @@ fn write_rest(
 /// `includes` item). Filters and the other parameters are not applied
 /// locally.
 pub fn apply_query(text: &str, query: &Query) -> Result<String> {
-    let (documents, entries) = match frame(text).map_err(|error| invalid_json(&error))? {
-        Shape::Array(documents) => (documents, Vec::new()),
-        Shape::Envelope { documents, entries } => (documents, entries),
-        _ => {
-            return Err(Error::invalid_argument(
-                "expected a list: an array of documents or an object { data: Document[] }",
-            ))
-        }
-    };
-    let plan = Plan::compile(query.selection().unwrap_or(&Selection::All))?;
+    let (documents, entries) = list_parts(text)?;
     let total = documents.len();
     let (offset, count) = page_bounds(query, total);
     let keys = effective_keys(query.sorting());
@@ -148,20 +188,8 @@ pub fn apply_query(text: &str, query: &Query) -> Result<String> {
     let directions: Vec<_> = keys.iter().map(|(_, direction)| *direction).collect();
     let rows = read_rows(text, &documents, &names)?;
     let order = order_rows(&rows, &directions, Some(offset + count));
-    let mut out = Vec::with_capacity(64 + count * 256);
-    out.extend_from_slice(b"{\"data\":");
-    write_documents(
-        &mut out,
-        text,
-        &documents,
-        order.into_iter().skip(offset),
-        &plan,
-    )?;
-    out.extend_from_slice(b",\"meta\":");
-    write_page_meta(&mut out, query, count, total);
-    write_rest(&mut out, text, &entries, &[b"data", b"meta"], &plan)?;
-    out.push(b'}');
-    utf8(out)
+    let page = order.into_iter().skip(offset);
+    envelope(text, &documents, &entries, page, query, count, total)
 }
 
 /// The list envelope of a page: `text` is a list (an array of documents or
@@ -169,24 +197,9 @@ pub fn apply_query(text: &str, query: &Query) -> Result<String> {
 /// `total`; gives `{ data, meta: { count, limit, offset, total } }` with the
 /// query's selection applied and an envelope's other keys after them.
 pub fn page_envelope(text: &str, query: &Query, total: usize) -> Result<String> {
-    let (documents, entries) = match frame(text).map_err(|error| invalid_json(&error))? {
-        Shape::Array(documents) => (documents, Vec::new()),
-        Shape::Envelope { documents, entries } => (documents, entries),
-        _ => {
-            return Err(Error::invalid_argument(
-                "expected a list: an array of documents or an object { data: Document[] }",
-            ))
-        }
-    };
-    let plan = Plan::compile(query.selection().unwrap_or(&Selection::All))?;
-    let mut out = Vec::with_capacity(64 + text.len());
-    out.extend_from_slice(b"{\"data\":");
-    write_documents(&mut out, text, &documents, 0..documents.len(), &plan)?;
-    out.extend_from_slice(b",\"meta\":");
-    write_page_meta(&mut out, query, documents.len(), total);
-    write_rest(&mut out, text, &entries, &[b"data", b"meta"], &plan)?;
-    out.push(b'}');
-    utf8(out)
+    let (documents, entries) = list_parts(text)?;
+    let count = documents.len();
+    envelope(text, &documents, &entries, 0..count, query, count, total)
 }
 
 /// Applies a selection to the text of one document, an array of documents,
@@ -197,7 +210,8 @@ pub fn select_any(text: &str, selection: &Selection) -> Result<String> {
     let mut out = Vec::with_capacity(text.len() / 2);
     match frame(text).map_err(|error| invalid_json(&error))? {
         Shape::Array(documents) => {
-            write_documents(&mut out, text, &documents, 0..documents.len(), &plan)?;
+            let all = (0..documents.len()).map(|position| document(text, &documents, position));
+            write_documents(&mut out, all, &plan)?;
         }
         Shape::Envelope { documents, entries } => {
             out.push(b'{');
@@ -209,7 +223,9 @@ pub fn select_any(text: &str, selection: &Selection) -> Result<String> {
                     }
                     out.extend_from_slice(slice(text, entry.key.clone()).as_bytes());
                     out.push(b':');
-                    write_documents(&mut out, text, &documents, 0..documents.len(), &plan)?;
+                    let all =
+                        (0..documents.len()).map(|position| document(text, &documents, position));
+                    write_documents(&mut out, all, &plan)?;
                 } else {
                     // write_rest starts each entry with a comma.
                     let mark = out.len();

@@ -15,7 +15,8 @@
 
 use std::ops::Range;
 
-use crate::json::{self, skip_space, Syntax};
+use crate::json::{self, number, skip_space, Syntax};
+use crate::query::sort::Scope;
 
 /// One entry of an object, as text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -71,7 +72,7 @@ fn elements(bytes: &[u8], start: usize) -> Result<(Vec<Range<usize>>, usize), Sy
 /// Reads the entries of the object at `start` (a `{`), calling `each` for
 /// every entry as written (repeats included) with its value's start; `each`
 /// returns the index after the value. Returns the index after the object.
-pub fn entries(
+pub(crate) fn entries(
     bytes: &[u8],
     start: usize,
     mut each: impl FnMut(&[u8], Range<usize>, usize) -> Result<usize, Syntax>,
@@ -161,6 +162,49 @@ pub struct Probe {
     pub fields: Vec<Option<Range<usize>>>,
 }
 
+impl Probe {
+    /// The value found for the requested `meta` key at `position`.
+    pub(crate) fn meta(&self, position: usize) -> Option<Range<usize>> {
+        self.meta.get(position).cloned().flatten()
+    }
+
+    /// The value found for the requested key at `position` of `scope`.
+    pub(crate) fn value(&self, scope: Scope, position: usize) -> Option<Range<usize>> {
+        match scope {
+            Scope::Meta => self.meta(position),
+            Scope::Fields => self.fields.get(position).cloned().flatten(),
+        }
+    }
+}
+
+/// A document's `meta.id` (the value at `value` of `bytes`) as the store
+/// keys documents: a string decoded (WTF-8), a number as written; `None`
+/// for any other value, which is no id.
+pub(crate) fn id_at(
+    bytes: &[u8],
+    value: Range<usize>,
+    scratch: &mut Vec<u8>,
+) -> Result<Option<Vec<u8>>, Syntax> {
+    match bytes.get(value.start) {
+        Some(b'"') => Ok(Some(
+            json::string_at(bytes, value.start, scratch)?.0.to_vec(),
+        )),
+        Some(b'-' | b'0'..=b'9') => Ok(Some(bytes.get(value).unwrap_or_default().to_vec())),
+        _ => Ok(None),
+    }
+}
+
+/// The order key of a numeric `meta.revision` (the value at `value` of
+/// `bytes`); `None` for any other value, which counts as no revision.
+pub(crate) fn revision_at(bytes: &[u8], value: Range<usize>) -> Option<Box<[u8]>> {
+    if !matches!(bytes.get(value.start), Some(b'-' | b'0'..=b'9')) {
+        return None;
+    }
+    let mut key = Vec::new();
+    number::encode(bytes.get(value).unwrap_or_default(), &mut key);
+    Some(key.into_boxed_slice())
+}
+
 /// The values of the `meta` keys `meta_names` and the `fields` keys
 /// `field_names` of the document at `range` of `bytes` (checked as JSON).
 pub fn probe(
@@ -186,7 +230,7 @@ pub fn probe(
             _ => return json::value_end(bytes, value),
         };
         // A later `meta` or `fields` replaces an earlier one whole.
-        found.iter_mut().for_each(|slot| *slot = None);
+        found.fill(None);
         if bytes.get(value) != Some(&b'{') {
             return json::value_end(bytes, value);
         }
@@ -205,7 +249,7 @@ pub fn probe(
 
 /// `total` of a list envelope's `meta` object at `start`, when it is a
 /// whole number.
-pub fn envelope_total(bytes: &[u8], start: usize) -> Option<u64> {
+pub(crate) fn envelope_total(bytes: &[u8], start: usize) -> Option<u64> {
     if bytes.get(start) != Some(&b'{') {
         return None;
     }

@@ -10,7 +10,7 @@
 //! or entry; at the top of a sort key, missing and `null` have no key and
 //! sort last in both directions). Within a kind:
 //!
-//! - number: [`number::encode`](crate::json::number::encode), the exact
+//! - number: [`number::encode`], the exact
 //!   decimal as written;
 //! - instant: nanoseconds since the epoch, 16 bytes;
 //! - text and richtext `plain`: the code points (WTF-8 bytes, `0x00`
@@ -66,7 +66,7 @@ const ENTRY: u8 = 0x02;
 
 /// Appends text (WTF-8 bytes) so that byte order is code point order and no
 /// key is a prefix of another: `00` escaped as `00 FF`, ended by `00 01`.
-pub fn push_text(out: &mut Vec<u8>, text: &[u8]) {
+fn push_text(out: &mut Vec<u8>, text: &[u8]) {
     for &byte in text {
         out.push(byte);
         if byte == 0 {
@@ -77,7 +77,7 @@ pub fn push_text(out: &mut Vec<u8>, text: &[u8]) {
 }
 
 /// An instant as nanoseconds since `1970-01-01T00:00:00Z`, exactly.
-pub type Instant = i128;
+type Instant = i128;
 
 fn push_instant(out: &mut Vec<u8>, instant: Instant) {
     let biased = u128::from_be_bytes(instant.to_be_bytes()) ^ (1 << 127);
@@ -269,7 +269,7 @@ fn finish_object(mut object: Object) -> Vec<u8> {
 /// Reads the JSON value at `start` of `bytes` and returns its order key and
 /// the index after it. Iterative: any depth that [`json::value_end`]
 /// accepts is read without recursion.
-pub fn value_key_at(bytes: &[u8], start: usize) -> Result<(Vec<u8>, usize), Syntax> {
+fn value_key_at(bytes: &[u8], start: usize) -> Result<(Vec<u8>, usize), Syntax> {
     let mut stack: Vec<Frame> = Vec::new();
     let mut index = start;
     let mut scratch = Vec::new();
@@ -312,8 +312,7 @@ pub fn value_key_at(bytes: &[u8], start: usize) -> Result<(Vec<u8>, usize), Synt
                 }
             }
             Some(b'"') => {
-                let (end, escaped) = json::string_end(bytes, index)?;
-                let text = json::string_bytes(bytes, index, end, escaped, &mut scratch);
+                let (text, end) = json::string_at(bytes, index, &mut scratch)?;
                 push_string(&mut finished, text);
                 if matches!(stack.last(), Some(Frame::Object(_))) {
                     string = Some(text.to_vec());
@@ -396,9 +395,8 @@ pub fn sort_key_at(bytes: &[u8], start: usize, id: bool) -> Result<Option<Vec<u8
             Ok(None)
         }
         Some(b'"') if id => {
-            let (end, escaped) = json::string_end(bytes, index)?;
             let mut scratch = Vec::new();
-            let text = json::string_bytes(bytes, index, end, escaped, &mut scratch);
+            let (text, _) = json::string_at(bytes, index, &mut scratch)?;
             Ok(Some(id_key(text)))
         }
         _ => value_key_at(bytes, index).map(|(key, _)| Some(key)),

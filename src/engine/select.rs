@@ -43,7 +43,7 @@ use crate::query::selection::{Node, Parts, Selection};
 /// The most nodes a compiled plan may have. Only selections with many
 /// nested `*` get near it; beyond it the selection is refused
 /// (`invalid_selection`), never applied partly.
-pub const MAX_PLAN_NODES: usize = 4096;
+const MAX_PLAN_NODES: usize = 4096;
 
 /// One node of a plan.
 #[derive(Debug, Clone)]
@@ -187,11 +187,6 @@ impl Plan {
         })
     }
 
-    /// Whether the plan selects whole documents (`*`).
-    pub fn is_all(&self) -> bool {
-        self.document.is_none()
-    }
-
     fn get(&self, node: u32) -> Option<&PlanNode> {
         self.nodes.get(node as usize)
     }
@@ -222,7 +217,7 @@ impl Plan {
 
 /// Why an execution stopped.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Stop {
+enum Stop {
     /// The text is not JSON.
     Syntax(Syntax),
     /// A selected key repeats in one object: run on normalized text.
@@ -319,7 +314,7 @@ fn advance(
 /// Applies `node` to the JSON value at `start`, appending the selected
 /// text to `out`. Returns the index after the value and whether anything
 /// was selected (when not, `out` is as it was).
-pub(crate) fn apply_at(
+fn apply_at(
     bytes: &[u8],
     start: usize,
     node: u32,
@@ -432,16 +427,13 @@ fn close_frame(stack: &mut Vec<Frame>, out: &mut Vec<u8>) -> bool {
 }
 
 fn decode_error(error: &Syntax, text: &str) -> Error {
-    Error::Decode {
-        message: format!("invalid JSON: {error}"),
-        excerpt: text.chars().take(60).collect(),
-    }
+    Error::decode(format!("invalid JSON: {error}"), text)
 }
 
 /// Runs `node` of `plan` on the value `text`, appending the selected text
 /// to `out`; a repeated selected key is read as `JSON.parse` reads it.
 /// Returns whether anything was selected.
-pub(crate) fn apply_text(text: &str, node: u32, plan: &Plan, out: &mut Vec<u8>) -> Result<bool> {
+fn apply_text(text: &str, node: u32, plan: &Plan, out: &mut Vec<u8>) -> Result<bool> {
     let mark = out.len();
     let run = |text: &str, out: &mut Vec<u8>| -> std::result::Result<bool, Stop> {
         let (end, selected) = apply_at(text.as_bytes(), 0, node, plan, out)?;
@@ -466,10 +458,7 @@ pub(crate) fn apply_text(text: &str, node: u32, plan: &Plan, out: &mut Vec<u8>) 
                 Ok(selected) => Ok(selected),
                 Err(_) => {
                     out.truncate(mark);
-                    Err(Error::Decode {
-                        message: "a document could not be read".into(),
-                        excerpt: text.chars().take(60).collect(),
-                    })
+                    Err(Error::decode("a document could not be read", text))
                 }
             }
         }
@@ -501,7 +490,7 @@ pub fn select_document(text: &str, plan: &Plan) -> Result<String> {
 }
 
 /// Appends the selection of a list envelope's `includes` value.
-pub fn write_includes(text: &str, plan: &Plan, out: &mut Vec<u8>) -> Result<bool> {
+pub(crate) fn write_includes(text: &str, plan: &Plan, out: &mut Vec<u8>) -> Result<bool> {
     match plan.includes {
         Some(node) => apply_text(text, node, plan, out),
         None => {

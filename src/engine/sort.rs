@@ -19,7 +19,7 @@
 use std::cmp::Ordering;
 use std::ops::Range;
 
-use super::list::{frame, probe, Shape};
+use super::list::{frame, probe, Entry, Probe, Shape};
 use super::order::sort_key_at;
 use crate::error::{Error, Result};
 use crate::json::Syntax;
@@ -27,16 +27,16 @@ use crate::query::sort::{Direction, FieldKey, Scope, Sort};
 
 /// A sort value's order key; `None` for missing and `null` (last in both
 /// directions).
-pub type SortKey = Option<Box<[u8]>>;
+pub(crate) type SortKey = Option<Box<[u8]>>;
 
 /// Whether `key` is `meta.id`, which has its own order.
-pub fn is_id(key: &FieldKey) -> bool {
+pub(crate) fn is_id(key: &FieldKey) -> bool {
     key.scope == Scope::Meta && key.name == "id"
 }
 
 /// The default order, also the final tie-break: `meta.createdAt`
 /// descending, then `meta.id` descending.
-pub fn default_order() -> [(FieldKey, Direction); 2] {
+fn default_order() -> [(FieldKey, Direction); 2] {
     [
         (
             FieldKey {
@@ -58,7 +58,7 @@ pub fn default_order() -> [(FieldKey, Direction); 2] {
 /// The complete key list of a sorting: its keys, then the default order's
 /// keys that it does not already name (a key named earlier decides
 /// completely, so a repeat could never break a tie).
-pub fn effective_keys(sorting: &[Sort]) -> Vec<(FieldKey, Direction)> {
+pub(crate) fn effective_keys(sorting: &[Sort]) -> Vec<(FieldKey, Direction)> {
     let mut keys: Vec<(FieldKey, Direction)> = Vec::with_capacity(sorting.len() + 2);
     let defaults = default_order();
     for (key, direction) in sorting
@@ -74,7 +74,7 @@ pub fn effective_keys(sorting: &[Sort]) -> Vec<(FieldKey, Direction)> {
 }
 
 /// The order of two keys under a direction: missing last in both.
-pub fn compare_keys(a: &SortKey, b: &SortKey, direction: Direction) -> Ordering {
+pub(crate) fn compare_keys(a: &SortKey, b: &SortKey, direction: Direction) -> Ordering {
     match (a, b) {
         (None, None) => Ordering::Equal,
         (None, Some(_)) => Ordering::Greater,
@@ -87,7 +87,7 @@ pub fn compare_keys(a: &SortKey, b: &SortKey, direction: Direction) -> Ordering 
 }
 
 /// Compares two rows of keys, key by key.
-pub fn compare_rows(a: &[SortKey], b: &[SortKey], directions: &[Direction]) -> Ordering {
+fn compare_rows(a: &[SortKey], b: &[SortKey], directions: &[Direction]) -> Ordering {
     for ((x, y), direction) in a.iter().zip(b).zip(directions) {
         let order = compare_keys(x, y, *direction);
         if order != Ordering::Equal {
@@ -97,52 +97,73 @@ pub fn compare_rows(a: &[SortKey], b: &[SortKey], directions: &[Direction]) -> O
     Ordering::Equal
 }
 
-/// The names a probe reads for `keys`: `(meta names, field names)`, and
-/// for each key its scope and position among them.
-pub fn probe_names(keys: &[FieldKey]) -> (Vec<&str>, Vec<&str>, Vec<(Scope, usize)>) {
-    let (mut meta, mut fields) = (Vec::new(), Vec::new());
-    let mut places = Vec::with_capacity(keys.len());
-    for key in keys {
-        let names = match key.scope {
-            Scope::Meta => &mut meta,
-            Scope::Fields => &mut fields,
+/// How to read the sort values of `keys` from documents with one
+/// [`probe`] each: the `meta` and `fields` names to ask for (after any
+/// `meta` names the caller reads as well), and where each key's value is.
+pub(crate) struct KeyReader<'a> {
+    meta: Vec<&'a str>,
+    fields: Vec<&'a str>,
+    /// For each key: its scope, its position among that scope's names, and
+    /// whether it is `meta.id`.
+    places: Vec<(Scope, usize, bool)>,
+}
+
+impl<'a> KeyReader<'a> {
+    /// A reader of `keys`, whose probes also read the `meta` names `meta`
+    /// (at their positions, before the keys' own).
+    pub(crate) fn new(meta: &[&'a str], keys: &'a [FieldKey]) -> Self {
+        let mut reader = KeyReader {
+            meta: meta.to_vec(),
+            fields: Vec::new(),
+            places: Vec::with_capacity(keys.len()),
         };
-        let position = match names.iter().position(|name| *name == key.name) {
-            Some(position) => position,
-            None => {
-                names.push(key.name.as_str());
-                names.len() - 1
-            }
-        };
-        places.push((key.scope, position));
+        for key in keys {
+            let names = match key.scope {
+                Scope::Meta => &mut reader.meta,
+                Scope::Fields => &mut reader.fields,
+            };
+            let position = match names.iter().position(|name| *name == key.name) {
+                Some(position) => position,
+                None => {
+                    names.push(key.name.as_str());
+                    names.len() - 1
+                }
+            };
+            reader.places.push((key.scope, position, is_id(key)));
+        }
+        reader
     }
-    (meta, fields, places)
+
+    /// Probes the document at `range` of `bytes` for every name.
+    pub(crate) fn probe(&self, bytes: &[u8], range: Range<usize>) -> Result<Probe, Syntax> {
+        probe(bytes, range, &self.meta, &self.fields)
+    }
+
+    /// The sort keys, in the order of the keys, from what [`Self::probe`]
+    /// found in a document of `bytes`.
+    pub(crate) fn keys(&self, bytes: &[u8], found: &Probe) -> Result<Vec<SortKey>, Syntax> {
+        self.places
+            .iter()
+            .map(
+                |(scope, position, id)| match found.value(*scope, *position) {
+                    Some(value) => {
+                        Ok(sort_key_at(bytes, value.start, *id)?.map(Vec::into_boxed_slice))
+                    }
+                    None => Ok(None),
+                },
+            )
+            .collect()
+    }
 }
 
 /// The sort keys of `keys` read from the document at `range` of `bytes`.
-pub fn document_keys(
+pub(crate) fn document_keys(
     bytes: &[u8],
     range: Range<usize>,
     keys: &[FieldKey],
 ) -> Result<Vec<SortKey>, Syntax> {
-    let (meta, fields, places) = probe_names(keys);
-    let found = probe(bytes, range, &meta, &fields)?;
-    places
-        .iter()
-        .zip(keys)
-        .map(|((scope, position), key)| {
-            let slot = match scope {
-                Scope::Meta => found.meta.get(*position),
-                Scope::Fields => found.fields.get(*position),
-            };
-            match slot.cloned().flatten() {
-                Some(value) => {
-                    Ok(sort_key_at(bytes, value.start, is_id(key))?.map(Vec::into_boxed_slice))
-                }
-                None => Ok(None),
-            }
-        })
-        .collect()
+    let reader = KeyReader::new(&[], keys);
+    reader.keys(bytes, &reader.probe(bytes, range)?)
 }
 
 /// The positions `0..rows.len()` in sorted order (ties by position:
@@ -174,21 +195,28 @@ pub fn order_rows(
 }
 
 /// The error for a list element that is not a document.
-pub fn not_a_document(index: usize) -> Error {
+pub(crate) fn not_a_document(index: usize) -> Error {
     Error::invalid_argument(format!(
         "documents[{index}] is not a document: expected an object {{ fields, meta }}"
     ))
 }
 
-/// The document ranges of a list text: an array of documents or a list
-/// envelope (`invalid_argument` otherwise).
-pub fn list_documents(text: &str) -> Result<Vec<Range<usize>>> {
+/// The documents and the entries of a list text: an array of documents
+/// (no entries) or a list envelope; `invalid_argument` for anything else.
+pub(crate) fn list_parts(text: &str) -> Result<(Vec<Range<usize>>, Vec<Entry>)> {
     match frame(text).map_err(|error| invalid_json(&error))? {
-        Shape::Array(documents) | Shape::Envelope { documents, .. } => Ok(documents),
+        Shape::Array(documents) => Ok((documents, Vec::new())),
+        Shape::Envelope { documents, entries } => Ok((documents, entries)),
         _ => Err(Error::invalid_argument(
             "expected a list: an array of documents or an object { data: Document[] }",
         )),
     }
+}
+
+/// The document ranges of a list text: an array of documents or a list
+/// envelope (`invalid_argument` otherwise).
+pub(crate) fn list_documents(text: &str) -> Result<Vec<Range<usize>>> {
+    list_parts(text).map(|(documents, _)| documents)
 }
 
 pub(crate) fn invalid_json(error: &Syntax) -> Error {
@@ -197,12 +225,13 @@ pub(crate) fn invalid_json(error: &Syntax) -> Error {
 
 /// The rows of sort keys of `documents` (ranges of `text`) for `keys`;
 /// every document must be an object.
-pub fn read_rows(
+pub(crate) fn read_rows(
     text: &str,
     documents: &[Range<usize>],
     keys: &[FieldKey],
 ) -> Result<Vec<Vec<SortKey>>> {
     let bytes = text.as_bytes();
+    let reader = KeyReader::new(&[], keys);
     documents
         .iter()
         .enumerate()
@@ -210,7 +239,10 @@ pub fn read_rows(
             if bytes.get(range.start) != Some(&b'{') {
                 return Err(not_a_document(index));
             }
-            document_keys(bytes, range.clone(), keys).map_err(|error| invalid_json(&error))
+            reader
+                .probe(bytes, range.clone())
+                .and_then(|found| reader.keys(bytes, &found))
+                .map_err(|error| invalid_json(&error))
         })
         .collect()
 }
@@ -231,9 +263,8 @@ pub fn sort_list(text: &str, sorting: &[Sort], first: Option<usize>) -> Result<V
 /// key `k` is `meta.id`.
 pub fn read_value_rows(text: &str, ids: &[bool]) -> Result<Vec<Vec<SortKey>>> {
     let bytes = text.as_bytes();
-    let rows = match frame(text).map_err(|error| invalid_json(&error))? {
-        Shape::Array(rows) => rows,
-        _ => return Err(Error::invalid_argument("the sort keys could not be read")),
+    let Shape::Array(rows) = frame(text).map_err(|error| invalid_json(&error))? else {
+        return Err(Error::invalid_argument("the sort keys could not be read"));
     };
     rows.into_iter()
         .map(|row| {

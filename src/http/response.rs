@@ -7,10 +7,10 @@ use crate::json;
 use crate::error::{Error, Result};
 
 /// The longest excerpt of a body that goes into an error.
-pub const EXCERPT_CHARS: usize = 80;
+const EXCERPT_CHARS: usize = 80;
 /// The longest service message (or network error text) that goes into an
 /// error.
-pub const MESSAGE_CHARS: usize = 300;
+pub(crate) const MESSAGE_CHARS: usize = 300;
 /// What replaces the key in a text (see [`scrub`]).
 pub const REDACTED: &str = "[redacted]";
 
@@ -164,11 +164,11 @@ fn replace(text: &str, spans: &[(usize, usize)], marker: &str) -> String {
     let mut out = Vec::with_capacity(bytes.len());
     let mut at = 0;
     for &(start, end) in spans {
-        out.extend_from_slice(&bytes[at..start]);
+        out.extend_from_slice(bytes.get(at..start).unwrap_or_default());
         out.extend_from_slice(marker.as_bytes());
         at = end;
     }
-    out.extend_from_slice(&bytes[at..]);
+    out.extend_from_slice(bytes.get(at..).unwrap_or_default());
     // Spans start and end on character boundaries (every unit is whole
     // characters), so this never loses anything.
     String::from_utf8(out)
@@ -237,7 +237,7 @@ pub fn excerpt(text: &str, secret: &str, chars: usize) -> String {
         .char_indices()
         .nth(chars.saturating_add(margin))
         .map_or(text.len(), |(index, _)| index);
-    let scrubbed = scrub(&text[..window_end], secret);
+    let scrubbed = scrub(text.get(..window_end).unwrap_or(text), secret);
     let mut out: String = scrubbed.chars().take(chars).collect();
     if out.len() < scrubbed.len() || window_end < text.len() {
         out.push('…');
@@ -255,8 +255,7 @@ fn message_at(bytes: &[u8], start: usize, names: &[&[u8]], depth: usize) -> Opti
         if found.is_none() && names.contains(&name) {
             match bytes.get(value) {
                 Some(b'"') => {
-                    let (end, escaped) = json::string_end(bytes, value)?;
-                    let text = json::string_bytes(bytes, value, end, escaped, &mut scratch);
+                    let (text, _) = json::string_at(bytes, value, &mut scratch)?;
                     found = Some(String::from_utf8_lossy(text).into_owned());
                 }
                 Some(b'{') if name == b"error" && depth == 0 => {

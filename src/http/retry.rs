@@ -5,6 +5,8 @@
 //! The wait is exponential backoff with full jitter, or the server's
 //! `Retry-After` (seconds or an HTTP date) when it sends one, both capped.
 
+use crate::num::u64_from_f64;
+
 /// The retry settings of a client.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RetryPolicy {
@@ -42,7 +44,7 @@ pub enum Outcome<'a> {
 }
 
 /// Whether a status is worth another attempt.
-pub fn is_retryable_status(status: u16) -> bool {
+fn is_retryable_status(status: u16) -> bool {
     matches!(status, 429 | 502 | 503 | 504)
 }
 
@@ -83,7 +85,7 @@ impl RetryPolicy {
                 } else {
                     jitter.clamp(0.0, 1.0)
                 };
-                (ceiling as f64 * jitter).round() as u64
+                u64_from_f64((ceiling as f64 * jitter).round())
             }
         };
         Some(delay.min(self.max_delay_ms))
@@ -106,9 +108,8 @@ pub fn parse_retry_after(value: &str, now_ms: f64) -> Option<u64> {
     }
     let at = parse_http_date(value)?;
     let wait = (at - now_ms).round();
-    // `as` saturates (and maps NaN to 0); the comparison keeps NaN and
-    // negative waits at 0 explicitly.
-    Some(if wait > 0.0 { wait as u64 } else { 0 })
+    // Saturating: a NaN or negative wait is 0.
+    Some(u64_from_f64(wait))
 }
 
 const MONTHS: [&str; 12] = [
@@ -171,7 +172,7 @@ pub fn parse_http_date(value: &str) -> Option<f64> {
         [_, month, day, time, year] => (*day, *month, year_digits(year, &[4])?, *time),
         _ => return None,
     };
-    let month = MONTHS.iter().position(|name| *name == month)? as u32 + 1;
+    let month = u32::try_from(MONTHS.iter().position(|name| *name == month)?).ok()? + 1;
     if day.is_empty() || day.len() > 2 || !day.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }

@@ -61,17 +61,17 @@ pub(crate) fn syntax<T>(position: usize, expected: &'static str) -> Result<T, Sy
 }
 
 /// Whether `c` is JSON white space.
-pub fn is_space_char(c: char) -> bool {
+pub(crate) fn is_space_char(c: char) -> bool {
     matches!(c, ' ' | '\t' | '\n' | '\r')
 }
 
 /// Whether `byte` is JSON white space.
-pub fn is_space(byte: u8) -> bool {
+fn is_space(byte: u8) -> bool {
     matches!(byte, b' ' | b'\t' | b'\n' | b'\r')
 }
 
 /// The first index at or after `index` that is not white space.
-pub fn skip_space(bytes: &[u8], mut index: usize) -> usize {
+pub(crate) fn skip_space(bytes: &[u8], mut index: usize) -> usize {
     while bytes.get(index).copied().is_some_and(is_space) {
         index += 1;
     }
@@ -95,7 +95,7 @@ fn has_control(word: u64) -> bool {
 /// The end of the string whose opening `"` is at `start` (the index after
 /// its closing `"`), and whether it holds an escape. Checks escapes and
 /// refuses raw control characters, as `JSON.parse` does.
-pub fn string_end(bytes: &[u8], start: usize) -> Result<(usize, bool), Syntax> {
+pub(crate) fn string_end(bytes: &[u8], start: usize) -> Result<(usize, bool), Syntax> {
     let mut index = start + 1;
     let mut escaped = false;
     loop {
@@ -117,10 +117,7 @@ pub fn string_end(bytes: &[u8], start: usize) -> Result<(usize, bool), Syntax> {
                     Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => index += 2,
                     Some(b'u') => {
                         for offset in 2..6 {
-                            if !bytes
-                                .get(index + offset)
-                                .is_some_and(|byte| byte.is_ascii_hexdigit())
-                            {
+                            if !bytes.get(index + offset).is_some_and(u8::is_ascii_hexdigit) {
                                 return syntax(index + offset, "four hex digits after '\\u'");
                             }
                         }
@@ -146,7 +143,7 @@ fn digits_end(bytes: &[u8], mut index: usize) -> usize {
 
 /// The end of the number starting at `start`, checked against the JSON
 /// grammar `-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?`.
-pub fn number_end(bytes: &[u8], start: usize) -> Result<usize, Syntax> {
+pub(crate) fn number_end(bytes: &[u8], start: usize) -> Result<usize, Syntax> {
     let mut index = start;
     if bytes.get(index) == Some(&b'-') {
         index += 1;
@@ -185,7 +182,7 @@ fn literal_end(bytes: &[u8], start: usize, word: &'static [u8]) -> Result<usize,
 }
 
 /// The end of the scalar (string, number, literal) at `start`.
-pub fn scalar_end(bytes: &[u8], start: usize) -> Result<usize, Syntax> {
+pub(crate) fn scalar_end(bytes: &[u8], start: usize) -> Result<usize, Syntax> {
     match bytes.get(start).copied() {
         Some(b'"') => string_end(bytes, start).map(|(end, _)| end),
         Some(b'-' | b'0'..=b'9') => number_end(bytes, start),
@@ -199,7 +196,7 @@ pub fn scalar_end(bytes: &[u8], start: usize) -> Result<usize, Syntax> {
 /// Reads `"key"` and the `:` after it, from `index` (white space allowed
 /// before each): the key's span (quotes included), whether it holds an
 /// escape, and the index after the `:`.
-pub fn key(bytes: &[u8], index: usize) -> Result<(usize, usize, bool, usize), Syntax> {
+pub(crate) fn key(bytes: &[u8], index: usize) -> Result<(usize, usize, bool, usize), Syntax> {
     let start = skip_space(bytes, index);
     if bytes.get(start) != Some(&b'"') {
         return syntax(start, "a key ('\"')");
@@ -293,7 +290,7 @@ fn push_code_point(out: &mut Vec<u8>, code: u32) {
     match code {
         0..=0x7F => out.push(byte(code)),
         0x80..=0x7FF => {
-            out.extend_from_slice(&[byte(0xC0 | (code >> 6)), byte(0x80 | (code & 0x3F))])
+            out.extend_from_slice(&[byte(0xC0 | (code >> 6)), byte(0x80 | (code & 0x3F))]);
         }
         0x800..=0xFFFF => out.extend_from_slice(&[
             byte(0xE0 | (code >> 12)),
@@ -361,7 +358,7 @@ pub fn decode_string(raw: &[u8], out: &mut Vec<u8>) {
 
 /// The decoded bytes of the string whose span (quotes included) is
 /// `bytes[start..end]`: borrowed when it holds no escape.
-pub fn string_bytes<'a>(
+pub(crate) fn string_bytes<'a>(
     bytes: &'a [u8],
     start: usize,
     end: usize,
@@ -377,6 +374,18 @@ pub fn string_bytes<'a>(
     scratch.clear();
     decode_string(raw, scratch);
     scratch
+}
+
+/// The decoded bytes (WTF-8) of the string whose opening `"` is at `start`,
+/// and the index after its closing `"`: [`string_end`] and [`string_bytes`]
+/// in one step. `scratch` holds the decoding of a string with escapes.
+pub(crate) fn string_at<'a>(
+    bytes: &'a [u8],
+    start: usize,
+    scratch: &'a mut Vec<u8>,
+) -> Result<(&'a [u8], usize), Syntax> {
+    let (end, escaped) = string_end(bytes, start)?;
+    Ok((string_bytes(bytes, start, end, escaped, scratch), end))
 }
 
 /// One object being rewritten by [`normalize`]: its entries so far.

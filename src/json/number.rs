@@ -28,17 +28,17 @@ const EXPONENT_BOUND: i64 = 1 << 62;
 /// A number read from valid JSON number text: `0.digits × 10^exponent`,
 /// `digits` without leading or trailing zeros (empty for zero).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Decimal {
+struct Decimal {
     /// Whether the value is below zero (never for zero).
-    pub negative: bool,
+    negative: bool,
     /// The significant digits, as ASCII.
-    pub digits: Vec<u8>,
+    digits: Vec<u8>,
     /// The decimal exponent of `0.digits`.
-    pub exponent: i64,
+    exponent: i64,
 }
 
 /// Reads valid JSON number text (as [`super::number_end`] accepts it).
-pub fn parse(text: &[u8]) -> Decimal {
+fn parse(text: &[u8]) -> Decimal {
     let (negative, text) = match text.split_first() {
         Some((b'-', rest)) => (true, rest),
         _ => (false, text),
@@ -116,7 +116,7 @@ pub fn encode(text: &[u8], out: &mut Vec<u8>) {
 /// values the exponent (8 bytes, big-endian, sign bit flipped) and the
 /// digits ended by `0x00`, all bytes inverted for negative values. Keys are
 /// prefix-free, so byte order is numeric order.
-pub fn encode_decimal(decimal: &Decimal, out: &mut Vec<u8>) {
+fn encode_decimal(decimal: &Decimal, out: &mut Vec<u8>) {
     if decimal.digits.is_empty() {
         out.push(ZERO);
         return;

@@ -19,11 +19,11 @@
 use std::fmt::Write as _;
 use std::ops::Range;
 
-use super::{skip_space, string_bytes, string_end, Syntax};
+use super::{skip_space, string_at, Syntax};
 use crate::engine::list::{entries, frame, Shape};
 
 /// Appends `text` as a JSON string.
-pub fn write_string(out: &mut String, text: &str) {
+fn write_string(out: &mut String, text: &str) {
     out.push('"');
     for c in text.chars() {
         match c {
@@ -216,8 +216,7 @@ fn decode(raw: &str) -> Option<String> {
     if bytes.first() != Some(&b'"') {
         return None;
     }
-    let (end, escaped) = string_end(bytes, 0).ok()?;
     let mut scratch = Vec::new();
-    let text = string_bytes(bytes, 0, end, escaped, &mut scratch);
+    let (text, _) = string_at(bytes, 0, &mut scratch).ok()?;
     Some(String::from_utf8_lossy(text).into_owned())
 }

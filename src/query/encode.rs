@@ -2,12 +2,10 @@
 
 use std::fmt::Write;
 
-const HEX: &[u8; 16] = b"0123456789ABCDEF";
-
+/// Appends `%XX`, upper-case hex digits.
 fn percent(out: &mut String, byte: u8) {
-    out.push('%');
-    out.push(char::from(HEX[usize::from(byte >> 4)]));
-    out.push(char::from(HEX[usize::from(byte & 15)]));
+    // Writing to a String cannot fail.
+    let _ = write!(out, "%{byte:02X}");
 }
 
 /// `application/x-www-form-urlencoded` as `URLSearchParams` writes it: ASCII
@@ -18,7 +16,7 @@ pub fn form_urlencode(text: &str) -> String {
     for byte in text.bytes() {
         match byte {
             b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'*' | b'-' | b'.' | b'_' => {
-                out.push(char::from(byte))
+                out.push(char::from(byte));
             }
             b' ' => out.push('+'),
             _ => percent(&mut out, byte),
@@ -29,7 +27,7 @@ pub fn form_urlencode(text: &str) -> String {
 
 /// `encodeURIComponent`: ASCII alphanumerics and `-_.!~*'()` stay, every
 /// other byte of the UTF-8 form is `%XX`.
-pub fn encode_uri_component(text: &str) -> String {
+pub(crate) fn encode_uri_component(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for byte in text.bytes() {
         match byte {
@@ -67,8 +65,7 @@ pub fn form_decode(text: &str) -> String {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut index = 0;
-    while index < bytes.len() {
-        let byte = bytes[index];
+    while let Some(&byte) = bytes.get(index) {
         let escaped = match (byte, bytes.get(index + 1), bytes.get(index + 2)) {
             (b'%', Some(&high), Some(&low)) => hex_value(high).zip(hex_value(low)),
             _ => None,
@@ -101,7 +98,7 @@ pub fn form_pairs(text: &str) -> Vec<(String, String)> {
 }
 
 /// Joins pairs into a query string (without `?`), form-encoding each part.
-pub fn form_join<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> String {
+pub(crate) fn form_join<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> String {
     let mut out = String::new();
     for (name, value) in pairs {
         if !out.is_empty() {

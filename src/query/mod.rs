@@ -201,7 +201,7 @@ pub struct Query {
 }
 
 fn check_tags(tags: &[String], what: &str) -> Result<()> {
-    match tags.iter().position(|tag| tag.is_empty()) {
+    match tags.iter().position(String::is_empty) {
         Some(index) => Err(Error::invalid_argument(format!(
             "invalid {what}: tag {index} is empty"
         ))),
@@ -231,8 +231,8 @@ impl Query {
     /// cap also bounds the search for an equal key, so building a query
     /// from any number of calls takes time linear in their number.
     pub fn push_sort(&mut self, sort: Sort) -> Result<&mut Self> {
-        if let Some(index) = self.sorting.iter().position(|known| known.key == sort.key) {
-            self.sorting[index].direction = sort.direction;
+        if let Some(known) = self.sorting.iter_mut().find(|known| known.key == sort.key) {
+            known.direction = sort.direction;
             return Ok(self);
         }
         if self.sorting.len() >= MAX_SORT_KEYS {
@@ -563,10 +563,10 @@ impl Query {
                     query.embed_assets(embed);
                 }
                 ("includeTags", [index]) => {
-                    include_tags.push((parse_integer(index, "includeTags index")?, value))
+                    include_tags.push((parse_integer(index, "includeTags index")?, value));
                 }
                 ("excludeTags", [index]) => {
-                    exclude_tags.push((parse_integer(index, "excludeTags index")?, value))
+                    exclude_tags.push((parse_integer(index, "excludeTags index")?, value));
                 }
                 ("search", []) => {
                     query.search(&value)?;

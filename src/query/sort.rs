@@ -6,7 +6,7 @@ use std::str::FromStr;
 use crate::error::{Error, Result};
 
 /// The keys of a document's `meta`, used for hints.
-pub const META_KEYS: [&str; 7] = [
+const META_KEYS: [&str; 7] = [
     "id",
     "contentType",
     "repository",
@@ -36,7 +36,7 @@ impl Scope {
 }
 
 /// Whether `name` is a field name: `[A-Za-z0-9_-]+`.
-pub fn is_field_name(name: &str) -> bool {
+pub(crate) fn is_field_name(name: &str) -> bool {
     !name.is_empty()
         && name
             .bytes()
@@ -55,7 +55,7 @@ pub struct FieldKey {
 impl FieldKey {
     /// Parses `<scope>.<fieldName>`; `what` names the thing in errors
     /// ("sort key", "filter field").
-    pub fn parse_as(text: &str, what: &str) -> Result<FieldKey, String> {
+    pub(crate) fn parse_as(text: &str, what: &str) -> Result<FieldKey, String> {
         let (scope, name) = match text.split_once('.') {
             Some(("fields", name)) => (Scope::Fields, name),
             Some(("meta", name)) => (Scope::Meta, name),
@@ -150,7 +150,7 @@ impl Direction {
 
 /// The error for a direction that is not one of the accepted values;
 /// `shown` is how the value is written in the message.
-pub fn invalid_direction(shown: &str, key: &str) -> Error {
+pub(crate) fn invalid_direction(shown: &str, key: &str) -> Error {
     Error::invalid_sort(format!(
         "invalid sort direction {shown} for `{key}`: expected \"ASC\", \"DESC\", 1 or -1"
     ))

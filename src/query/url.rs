@@ -5,7 +5,7 @@ use crate::query::encode::encode_uri_component;
 use crate::query::Query;
 
 /// Checks one path segment: non-empty, not `.` or `..`.
-pub fn check_segment<'a>(segment: &'a str, what: &str) -> Result<&'a str> {
+pub(crate) fn check_segment<'a>(segment: &'a str, what: &str) -> Result<&'a str> {
     match segment {
         "" => Err(Error::invalid_argument(format!("{what} must not be empty"))),
         "." | ".." => Err(Error::invalid_argument(format!(
@@ -79,20 +79,24 @@ impl Endpoint {
 
 /// Validates a base URL: absolute `http:` or `https:`, a host, no query or
 /// fragment; trailing `/` are dropped.
-pub fn normalize_base_url(base_url: &str) -> Result<String> {
+pub(crate) fn normalize_base_url(base_url: &str) -> Result<String> {
     let invalid = |why: &str| {
         Error::invalid_argument(format!(
             "invalid baseUrl {base_url:?}: {why} (expected an absolute http: or https: URL such as \"https://api.example.com\")"
         ))
     };
     let lower = base_url.get(..8).unwrap_or(base_url).to_ascii_lowercase();
-    let rest = if lower.starts_with("https://") {
-        &base_url[8..]
+    let scheme_len = if lower.starts_with("https://") {
+        8
     } else if lower.starts_with("http://") {
-        &base_url[7..]
+        7
     } else {
         return Err(invalid("the scheme must be http: or https:"));
     };
+    // The scheme is ASCII: the split is at a character boundary.
+    let (scheme, rest) = base_url
+        .split_at_checked(scheme_len)
+        .ok_or_else(|| invalid("the scheme must be http: or https:"))?;
     if base_url
         .chars()
         .any(|c| c.is_control() || c.is_whitespace())
@@ -107,14 +111,13 @@ pub fn normalize_base_url(base_url: &str) -> Result<String> {
     if host.is_empty() || host.starts_with(':') {
         return Err(invalid("it has no host"));
     }
-    let scheme_len = base_url.len() - rest.len();
-    let scheme = base_url[..scheme_len].to_ascii_lowercase();
+    let scheme = scheme.to_ascii_lowercase();
     Ok(format!("{scheme}{}", rest.trim_end_matches('/')))
 }
 
 /// Builds `{base}/v1/{repository}/{endpoint}?{query}`; `base` must come from
 /// [`normalize_base_url`] and `repository` be checked.
-pub fn build_url(
+pub(crate) fn build_url(
     base: &str,
     repository: &str,
     endpoint: &Endpoint,

@@ -45,15 +45,15 @@ use std::rc::Rc;
 #[cfg(not(target_arch = "wasm32"))]
 use serde_json::Value;
 
-use crate::engine::apply::{page_bounds, write_page_meta};
-use crate::engine::list::{envelope_total, frame, probe, Shape};
-use crate::engine::order::sort_key_at;
-use crate::engine::select::{write_document, Plan};
-use crate::engine::sort::{compare_keys, document_keys, effective_keys, is_id, SortKey};
+use crate::engine::apply::{open_envelope, page_bounds};
+use crate::engine::list::{envelope_total, frame, id_at, revision_at, Shape};
+use crate::engine::select::Plan;
+use crate::engine::sort::{compare_keys, document_keys, effective_keys, KeyReader, SortKey};
 use crate::error::{Error, Result};
-use crate::json::{self, number, Syntax};
+use crate::json::{self, Syntax};
+use crate::num::u32_from_usize;
 use crate::query::selection::Selection;
-use crate::query::sort::{Direction, FieldKey, Scope, Sort};
+use crate::query::sort::{Direction, FieldKey, Sort};
 use crate::query::Query;
 
 /// How many sort indexes a store keeps (least recently used dropped first).
@@ -117,7 +117,7 @@ struct Incoming {
 /// Documents read from a text by [`DocumentStore::prepare`], ready to be
 /// committed once the text is safely stored elsewhere.
 #[derive(Debug)]
-pub struct Batch {
+pub(crate) struct Batch {
     incoming: Vec<Incoming>,
     /// `meta.total` of a list envelope's text.
     total: Option<u64>,
@@ -127,30 +127,25 @@ pub struct Batch {
 
 impl Batch {
     /// The decoded `meta.id` of each document, in order.
-    pub fn ids(&self) -> impl Iterator<Item = &[u8]> {
+    pub(crate) fn ids(&self) -> impl Iterator<Item = &[u8]> {
         self.incoming.iter().map(|document| document.id.as_slice())
     }
 
     /// `meta.total` of the list envelope the batch was read from.
-    pub fn total(&self) -> Option<u64> {
+    pub(crate) fn total(&self) -> Option<u64> {
         self.total
     }
 
     /// Each document's decoded id and the order key of its revision.
-    pub fn revisions(&self) -> impl Iterator<Item = (&[u8], Option<&[u8]>)> {
+    pub(crate) fn revisions(&self) -> impl Iterator<Item = (&[u8], Option<&[u8]>)> {
         self.incoming
             .iter()
             .map(|document| (document.id.as_slice(), document.revision.as_deref()))
     }
 
     /// How many documents the batch holds.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.incoming.len()
-    }
-
-    /// Whether the batch holds no document.
-    pub fn is_empty(&self) -> bool {
-        self.incoming.is_empty()
     }
 }
 
@@ -166,10 +161,7 @@ enum Origin {
 impl Origin {
     fn error(self, message: String, text: &str) -> Error {
         match self {
-            Origin::Text => Error::Decode {
-                message,
-                excerpt: excerpt(text),
-            },
+            Origin::Text => Error::decode(message, text),
             Origin::Argument => Error::invalid_argument(message),
         }
     }
@@ -183,10 +175,6 @@ fn no_id(index: usize, origin: Origin, source: &str) -> Error {
         ),
         source,
     )
-}
-
-fn excerpt(text: &str) -> String {
-    text.chars().take(60).collect()
 }
 
 /// Documents by `meta.id`, with cached sort indexes. See the module docs.
@@ -235,12 +223,6 @@ impl DocumentStore {
         self.indexes.len()
     }
 
-    /// The bytes of document text kept (including text of replaced
-    /// documents not yet compacted away).
-    pub fn text_bytes(&self) -> usize {
-        self.buffer_bytes
-    }
-
     /// Stores the documents of a list response's text (an envelope with a
     /// `data` array, an array of documents, or one document), parsed one
     /// document at a time. Returns how many documents were written (stale
@@ -273,10 +255,10 @@ impl DocumentStore {
     /// Reads the documents of a response text (as [`put_json`](Self::put_json)
     /// does, `decode` errors) without storing them: `selection` is what they
     /// were fetched with (`None`: whole), `fetched_at` when (Unix ms).
-    pub fn prepare(
+    pub(crate) fn prepare(
         &self,
         text: &Rc<String>,
-        selection: Option<Rc<Selection>>,
+        selection: Option<&Rc<Selection>>,
         fetched_at: f64,
     ) -> Result<Batch> {
         let (incoming, total) = self.read_text(text, Origin::Text, selection, fetched_at)?;
@@ -289,7 +271,7 @@ impl DocumentStore {
 
     /// Whether a document of `batch` has a lower `meta.revision` than the
     /// stored one (a late, stale response).
-    pub fn is_stale(&self, batch: &Batch) -> bool {
+    pub(crate) fn is_stale(&self, batch: &Batch) -> bool {
         batch.incoming.iter().any(|document| {
             self.by_id
                 .get(document.id.as_slice())
@@ -300,7 +282,7 @@ impl DocumentStore {
 
     /// Stores a prepared batch under the write rule; returns how many
     /// documents were written.
-    pub fn commit_batch(&mut self, mut batch: Batch) -> usize {
+    pub(crate) fn commit_batch(&mut self, mut batch: Batch) -> usize {
         if batch.columns != self.columns_version {
             // Indexes changed since it was read: read its sort values again.
             for document in &mut batch.incoming {
@@ -314,7 +296,7 @@ impl DocumentStore {
 
     /// The stored document `id` (decoded bytes): its text, the selection it
     /// was fetched with (`None`: whole) and when it was received.
-    pub fn entry(&self, id: &[u8]) -> Option<(&str, Option<&Selection>, f64)> {
+    pub(crate) fn entry(&self, id: &[u8]) -> Option<(&str, Option<&Selection>, f64)> {
         let stored = self.slots.get(*self.by_id.get(id)? as usize)?.as_ref()?;
         Some((
             stored.text.as_str(),
@@ -325,58 +307,49 @@ impl DocumentStore {
 
     /// Keeps every document in the text it arrived in: no compaction (the
     /// offline cache tracks which texts are still in use).
-    pub fn keep_buffers(&mut self) {
+    pub(crate) fn keep_buffers(&mut self) {
         self.fixed_buffers = true;
     }
 
     /// Each stored document's id and the text it is a range of.
-    pub fn documents(&self) -> impl Iterator<Item = (&[u8], *const String)> {
+    pub(crate) fn documents(&self) -> impl Iterator<Item = (&[u8], *const String)> {
         self.slots
             .iter()
             .flatten()
             .map(|stored| (stored.id.as_ref(), Rc::as_ptr(&stored.text.buffer)))
     }
 
-    /// The texts that stored documents are ranges of.
-    pub fn buffers(&self) -> std::collections::HashSet<*const String> {
-        self.slots
-            .iter()
-            .flatten()
-            .map(|stored| Rc::as_ptr(&stored.text.buffer))
-            .collect()
-    }
-
     /// The distinct selections the stored documents were fetched with
     /// (`None`: whole documents).
-    pub fn selections(&self) -> impl Iterator<Item = Option<&Selection>> {
+    pub(crate) fn selections(&self) -> impl Iterator<Item = Option<&Selection>> {
         self.selections
             .values()
             .filter(|(_, count)| *count > 0)
             .map(|(selection, _)| selection.as_deref())
     }
 
-    fn count_selection(&mut self, selection: &Option<Rc<Selection>>, delta: isize) {
-        let key = selection.as_ref().map(|selection| selection.to_string());
+    fn count_selection(&mut self, selection: Option<&Rc<Selection>>, delta: isize) {
+        let key = selection.map(ToString::to_string);
         let entry = self
             .selections
             .entry(key)
-            .or_insert_with(|| (selection.clone(), 0));
+            .or_insert_with(|| (selection.cloned(), 0));
         entry.1 = entry.1.saturating_add_signed(delta);
         if entry.1 == 0 {
-            let key = selection.as_ref().map(|selection| selection.to_string());
+            let key = selection.map(ToString::to_string);
             self.selections.remove(&key);
         }
     }
 
     /// The order key of the stored document `id`'s numeric `meta.revision`:
     /// `Some(None)` when it has none, `None` when it is not stored.
-    pub fn revision_of(&self, id: &[u8]) -> Option<Option<&[u8]>> {
+    pub(crate) fn revision_of(&self, id: &[u8]) -> Option<Option<&[u8]>> {
         let stored = self.slots.get(*self.by_id.get(id)? as usize)?.as_ref()?;
         Some(stored.revision.as_deref())
     }
 
     /// Whether a document `id` (decoded bytes) is stored.
-    pub fn contains(&self, id: &[u8]) -> bool {
+    pub(crate) fn contains(&self, id: &[u8]) -> bool {
         self.by_id.contains_key(id)
     }
 
@@ -386,7 +359,7 @@ impl DocumentStore {
         &self,
         buffer: &Rc<String>,
         origin: Origin,
-        selection: Option<Rc<Selection>>,
+        selection: Option<&Rc<Selection>>,
         fetched_at: f64,
     ) -> Result<(Vec<Incoming>, Option<u64>)> {
         let syntax = |error: Syntax| origin.error(format!("invalid JSON: {error}"), buffer);
@@ -415,74 +388,32 @@ impl DocumentStore {
                 ))
             }
         };
-        let mut meta_names: Vec<&str> = vec!["id", "revision", "contentType"];
-        let mut field_names: Vec<&str> = Vec::new();
-        let mut columns = Vec::with_capacity(self.column_keys.len());
-        for key in &self.column_keys {
-            let names = match key.scope {
-                Scope::Meta => &mut meta_names,
-                Scope::Fields => &mut field_names,
-            };
-            let position = match names.iter().position(|name| *name == key.name) {
-                Some(position) => position,
-                None => {
-                    names.push(key.name.as_str());
-                    names.len() - 1
-                }
-            };
-            columns.push((key.scope, position, is_id(key)));
-        }
+        // The probe of each document reads its id, revision and content type
+        // (meta positions 0, 1, 2) and the values of the indexed sort keys.
+        let reader = KeyReader::new(&["id", "revision", "contentType"], &self.column_keys);
         let bytes = buffer.as_bytes();
         let mut incoming = Vec::with_capacity(documents.len());
         let mut scratch = Vec::new();
         for (index, range) in documents.into_iter().enumerate() {
-            let found = probe(bytes, range.clone(), &meta_names, &field_names).map_err(syntax)?;
-            let meta = |position: usize| found.meta.get(position).cloned().flatten();
-            let id = match meta(0) {
-                Some(value) => match bytes.get(value.start) {
-                    Some(b'"') => {
-                        let (end, escaped) =
-                            json::string_end(bytes, value.start).map_err(syntax)?;
-                        json::string_bytes(bytes, value.start, end, escaped, &mut scratch).to_vec()
-                    }
-                    Some(b'-' | b'0'..=b'9') => bytes.get(value).unwrap_or_default().to_vec(),
-                    _ => Vec::new(),
-                },
-                None => Vec::new(),
+            let found = reader.probe(bytes, range.clone()).map_err(syntax)?;
+            let id = match found.meta(0) {
+                Some(value) => id_at(bytes, value, &mut scratch).map_err(syntax)?,
+                None => None,
             };
-            if !found.is_object || id.is_empty() {
-                return Err(no_id(index, origin, buffer));
-            }
-            let revision = meta(1)
-                .filter(|value| matches!(bytes.get(value.start), Some(b'-' | b'0'..=b'9')))
-                .map(|value| {
-                    let mut key = Vec::new();
-                    number::encode(bytes.get(value).unwrap_or_default(), &mut key);
-                    key.into_boxed_slice()
-                });
-            let content_type = match meta(2) {
+            let id = match id {
+                Some(id) if found.is_object && !id.is_empty() => id,
+                _ => return Err(no_id(index, origin, buffer)),
+            };
+            let revision = found.meta(1).and_then(|value| revision_at(bytes, value));
+            let content_type = match found.meta(2) {
                 Some(value) if bytes.get(value.start) == Some(&b'"') => {
-                    let (end, escaped) = json::string_end(bytes, value.start).map_err(syntax)?;
-                    let text = json::string_bytes(bytes, value.start, end, escaped, &mut scratch);
+                    let (text, _) =
+                        json::string_at(bytes, value.start, &mut scratch).map_err(syntax)?;
                     Some(String::from_utf8_lossy(text).into_owned())
                 }
                 _ => None,
             };
-            let values = columns
-                .iter()
-                .map(|(scope, position, id)| {
-                    let slot = match scope {
-                        Scope::Meta => found.meta.get(*position),
-                        Scope::Fields => found.fields.get(*position),
-                    };
-                    match slot.cloned().flatten() {
-                        Some(value) => sort_key_at(bytes, value.start, *id)
-                            .map(|key| key.map(Vec::into_boxed_slice))
-                            .map_err(syntax),
-                        None => Ok(None),
-                    }
-                })
-                .collect::<Result<Vec<SortKey>>>()?;
+            let values = reader.keys(bytes, &found).map_err(syntax)?;
             incoming.push(Incoming {
                 id,
                 revision,
@@ -493,7 +424,7 @@ impl DocumentStore {
                     end: range.end,
                 },
                 values,
-                selection: selection.clone(),
+                selection: selection.cloned(),
                 fetched_at,
             });
         }
@@ -543,16 +474,22 @@ impl DocumentStore {
                 if let Some(old_type) = old_type {
                     self.uncount(&old_type);
                 }
-                self.count_selection(&old_selection, -1);
-                self.count_selection(&document.selection, 1);
+                self.count_selection(old_selection.as_ref(), -1);
+                self.count_selection(document.selection.as_ref(), 1);
                 slot
             }
             None => {
+                // A free slot, or the next one: slots are numbered with u32,
+                // and a store with 2^32 of them takes no more.
+                let slot = match self.free.pop() {
+                    Some(slot) => slot,
+                    None => u32::try_from(self.slots.len()).ok()?,
+                };
                 let id: Rc<[u8]> = Rc::from(document.id.as_slice());
                 let seq = self.next_seq;
                 self.next_seq += 1;
                 self.live_bytes += document.text.len();
-                self.count_selection(&document.selection, 1);
+                self.count_selection(document.selection.as_ref(), 1);
                 let stored = Slot {
                     id: Rc::clone(&id),
                     revision: document.revision,
@@ -562,21 +499,15 @@ impl DocumentStore {
                     selection: document.selection,
                     fetched_at: document.fetched_at,
                 };
-                let slot = match self.free.pop() {
-                    Some(slot) => {
-                        if let Some(place) = self.slots.get_mut(slot as usize) {
-                            *place = Some(stored);
-                        }
-                        slot
-                    }
+                match self.slots.get_mut(slot as usize) {
+                    Some(place) => *place = Some(stored),
                     None => {
                         self.slots.push(Some(stored));
                         for column in &mut self.columns {
                             column.push(None);
                         }
-                        (self.slots.len() - 1) as u32
                     }
-                };
+                }
                 self.by_id.insert(id, slot);
                 slot
             }
@@ -593,7 +524,7 @@ impl DocumentStore {
     }
 
     /// Removes the documents `ids` (decoded bytes); how many there were.
-    pub fn remove_ids<'a>(&mut self, ids: impl IntoIterator<Item = &'a [u8]>) -> usize {
+    pub(crate) fn remove_ids<'a>(&mut self, ids: impl IntoIterator<Item = &'a [u8]>) -> usize {
         let mut removed = Vec::new();
         for id in ids {
             if let Some(slot) = self.unlink(id) {
@@ -613,7 +544,7 @@ impl DocumentStore {
             if let Some(content_type) = &stored.content_type {
                 self.uncount(content_type);
             }
-            self.count_selection(&stored.selection, -1);
+            self.count_selection(stored.selection.as_ref(), -1);
         }
         for column in &mut self.columns {
             if let Some(place) = column.get_mut(slot as usize) {
@@ -824,9 +755,11 @@ impl DocumentStore {
                     Some(stored) => {
                         let text = stored.text.as_str();
                         document_keys(text.as_bytes(), 0..text.len(), &missing).map_err(
-                            |error| Error::Decode {
-                                message: format!("a stored document cannot be read: {error}"),
-                                excerpt: excerpt(text),
+                            |error| {
+                                Error::decode(
+                                    format!("a stored document cannot be read: {error}"),
+                                    text,
+                                )
                             },
                         )?
                     }
@@ -841,7 +774,7 @@ impl DocumentStore {
             self.columns.extend(columns);
         }
         let columns = self.key_columns(&keys);
-        let mut order: Vec<u32> = (0..self.slots.len() as u32)
+        let mut order: Vec<u32> = (0..u32_from_usize(self.slots.len()))
             .filter(|slot| self.is_live(*slot))
             .collect();
         order.sort_unstable_by(|a, b| self.compare_slots(&columns, *a, *b));
@@ -907,7 +840,7 @@ impl DocumentStore {
 
     /// [`query_json`](Self::query_json) over the documents whose ids
     /// `member` accepts, `total` of them.
-    pub fn query_members(
+    pub(crate) fn query_members(
         &mut self,
         query: &Query,
         member: &dyn Fn(&[u8]) -> bool,
@@ -936,15 +869,8 @@ impl DocumentStore {
             .take(count);
         let plan = Plan::compile(query.selection().unwrap_or(&Selection::All))?;
         let mut out = Vec::with_capacity(64 + count * 256);
-        out.extend_from_slice(b"{\"data\":[");
-        for (position, stored) in page.enumerate() {
-            if position > 0 {
-                out.push(b',');
-            }
-            write_document(stored.text.as_str(), &plan, &mut out)?;
-        }
-        out.extend_from_slice(b"],\"meta\":");
-        write_page_meta(&mut out, query, count, total);
+        let texts = page.map(|stored| Ok(stored.text.as_str()));
+        open_envelope(&mut out, texts, &plan, query, count, total)?;
         out.push(b'}');
         String::from_utf8(out).map_err(|error| Error::Decode {
             message: format!("the result is not UTF-8: {error}"),
@@ -956,10 +882,8 @@ impl DocumentStore {
     #[cfg(not(target_arch = "wasm32"))]
     pub fn query(&mut self, query: &Query, content_type: Option<&str>) -> Result<Value> {
         let text = self.query_json(query, content_type)?;
-        serde_json::from_str(&text).map_err(|error| Error::Decode {
-            message: format!("the result cannot be read: {error}"),
-            excerpt: excerpt(&text),
-        })
+        serde_json::from_str(&text)
+            .map_err(|error| Error::decode(format!("the result cannot be read: {error}"), &text))
     }
 
     /// The ids in the store's stable order (insertion order); an id holding

@@ -10,10 +10,11 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
-use super::convert::{describe, property};
+use super::convert::{describe, property, usize_from_f64};
 use crate::cache::policy::{Cached, Policy, Settings};
 use crate::cache::{Answer, Cache, Change};
 use crate::error::{Error, Result};
+use crate::num::u64_from_f64;
 
 #[wasm_bindgen(module = "/src/js/storage.js")]
 extern "C" {
@@ -34,16 +35,16 @@ extern "C" {
 }
 
 /// The cache of one client, with its storage.
-pub struct OfflineCache {
+pub(crate) struct OfflineCache {
     state: RefCell<Cache>,
     storage: JsValue,
     /// What decides between cache and network.
-    pub settings: Settings,
+    pub(crate) settings: Settings,
     max_age_ms: Option<f64>,
     /// The bound of one storage call (the client's `timeoutMs`; 0: none).
     timeout_ms: u64,
     /// Whether prefetched lists are refreshed on the `online` event.
-    pub refresh_on_reconnect: bool,
+    pub(crate) refresh_on_reconnect: bool,
     on_error: Option<Function>,
     loaded: Cell<bool>,
     loading: RefCell<Option<Promise>>,
@@ -53,7 +54,7 @@ pub struct OfflineCache {
 
 /// Calls `callback` on the runtime's `online` event; returns a function that
 /// stops it (or `undefined` where there is no such event).
-pub fn listen_for_reconnect(callback: &JsValue) -> JsValue {
+pub(crate) fn listen_for_reconnect(callback: &JsValue) -> JsValue {
     on_reconnect(callback)
 }
 
@@ -115,7 +116,7 @@ fn optional_ms(options: &JsValue, key: &str) -> Result<Option<f64>> {
 impl OfflineCache {
     /// Reads the `cache` option (`true` or `{ storage, policy, maxAgeMs,
     /// networkTimeoutMs, maxBytes }`).
-    pub fn from_options(
+    pub(crate) fn from_options(
         options: &JsValue,
         name: &str,
         on_error: Option<Function>,
@@ -181,10 +182,10 @@ impl OfflineCache {
         }
         let settings = Settings {
             policy,
-            network_timeout_ms: optional_ms(options, "networkTimeoutMs")?.map(|ms| ms as u64),
+            network_timeout_ms: optional_ms(options, "networkTimeoutMs")?.map(u64_from_f64),
         };
         let mut state = Cache::new(&session_id());
-        state.set_max_bytes(optional_ms(options, "maxBytes")?.map(|bytes| bytes as usize));
+        state.set_max_bytes(optional_ms(options, "maxBytes")?.map(usize_from_f64));
         Ok(Some(OfflineCache {
             state: RefCell::new(state),
             storage: make_storage(&kind, name),
@@ -200,7 +201,7 @@ impl OfflineCache {
     }
 
     /// Reports a cache failure to `onCacheError`, or the console.
-    pub fn report(&self, error: Error) {
+    pub(crate) fn report(&self, error: Error) {
         let value = JsValue::from(error);
         match &self.on_error {
             Some(callback) => {
@@ -212,7 +213,7 @@ impl OfflineCache {
 
     /// Loads the stored entries once; corrupt ones are skipped and reported,
     /// entries of an older schema removed.
-    pub async fn ready(self: &Rc<Self>) {
+    pub(crate) async fn ready(self: &Rc<Self>) {
         if self.loaded.get() {
             return;
         }
@@ -276,7 +277,7 @@ impl OfflineCache {
     /// Plans a change against the current state (after earlier writes),
     /// writes it, and applies it to memory only if the write succeeded; then
     /// collects what no longer needs keeping. Failures are reported.
-    pub async fn record<T>(
+    pub(crate) async fn record<T>(
         self: &Rc<Self>,
         plan: impl FnOnce(&mut Cache) -> Result<(Change, T)>,
     ) -> Result<T> {
@@ -318,7 +319,7 @@ impl OfflineCache {
     }
 
     /// Runs `read` on the loaded state.
-    pub async fn with_state<T>(self: &Rc<Self>, read: impl FnOnce(&mut Cache) -> T) -> T {
+    pub(crate) async fn with_state<T>(self: &Rc<Self>, read: impl FnOnce(&mut Cache) -> T) -> T {
         self.ready().await;
         let mut state = self.state.borrow_mut();
         read(&mut state)
@@ -349,7 +350,7 @@ impl OfflineCache {
     }
 
     /// What the cache can answer, for the policy, and the answer.
-    pub async fn lookup(
+    pub(crate) async fn lookup(
         self: &Rc<Self>,
         endpoint: &crate::query::url::Endpoint,
         answer: impl FnOnce(&mut Cache) -> Result<Answer>,
@@ -366,14 +367,8 @@ impl OfflineCache {
         }
     }
 
-    /// Whether the runtime says it is online (`navigator.onLine`; `true`
-    /// where there is no such flag, as in Node).
-    pub fn online(&self) -> bool {
-        is_online()
-    }
-
     /// Empties memory and storage.
-    pub async fn clear(self: &Rc<Self>) -> Result<()> {
+    pub(crate) async fn clear(self: &Rc<Self>) -> Result<()> {
         self.ready().await;
         call(&self.storage, "clear", &Array::new(), self.timeout_ms).await?;
         self.state.borrow_mut().clear();
@@ -381,14 +376,20 @@ impl OfflineCache {
     }
 
     /// How many documents are cached.
-    pub fn size(&self) -> usize {
+    pub(crate) fn size(&self) -> usize {
         self.state.borrow().size()
     }
 
     /// The bytes of response text kept.
-    pub fn bytes(&self) -> usize {
+    pub(crate) fn bytes(&self) -> usize {
         self.state.borrow().bytes()
     }
+}
+
+/// Whether the runtime says it is online (`navigator.onLine`; `true` where
+/// there is no such flag, as in Node).
+pub(crate) fn online() -> bool {
+    is_online()
 }
 
 /// Whether a storage failure is a full storage (a quota).
@@ -398,7 +399,7 @@ fn is_quota(error: &Error) -> bool {
 
 fn web_log(value: &JsValue) {
     let console = Reflect::get(&js_sys::global(), &"console".into()).unwrap_or(JsValue::UNDEFINED);
-    if let Ok(warn) = Reflect::get(&console, &"warn".into()).and_then(|w| w.dyn_into::<Function>())
+    if let Ok(warn) = Reflect::get(&console, &"warn".into()).and_then(JsCast::dyn_into::<Function>)
     {
         let _ = warn.call2(&console, &"content-repo cache:".into(), value);
     }
@@ -412,11 +413,15 @@ pub struct JsClientCache {
 
 impl JsClientCache {
     /// Wraps a client's cache.
-    pub fn new(cache: Rc<OfflineCache>) -> Self {
+    pub(crate) fn new(cache: Rc<OfflineCache>) -> Self {
         JsClientCache { cache }
     }
 }
 
+#[allow(
+    clippy::needless_pass_by_value,
+    reason = "wasm-bindgen exports take their JavaScript arguments as owned JsValue handles"
+)]
 #[wasm_bindgen(js_class = ClientCache)]
 impl JsClientCache {
     /// Empties the cache, in memory and in storage.
@@ -427,7 +432,7 @@ impl JsClientCache {
             cache
                 .clear()
                 .await
-                .map(|_| JsValue::UNDEFINED)
+                .map(|()| JsValue::UNDEFINED)
                 .map_err(JsValue::from)
         })
     }

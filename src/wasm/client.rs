@@ -10,7 +10,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
 use web_sys::AbortSignal;
 
-use super::cache::{listen_for_reconnect, JsClientCache, OfflineCache};
+use super::cache::{listen_for_reconnect, online, JsClientCache, OfflineCache};
 use super::convert::{describe, integer, optional_string, property, string};
 use super::fetch::{get, sleep_promise, Transport};
 use crate::cache::policy::{Machine, Step};
@@ -34,7 +34,7 @@ extern "C" {
 ///
 /// A `Query` cannot be borrowed across the boundary without being moved, so it
 /// is read through its canonical string, which parses back to an equal query.
-pub fn query_arg(value: &JsValue) -> Result<Option<Query>> {
+pub(crate) fn query_arg(value: &JsValue) -> Result<Option<Query>> {
     query_text(value)?
         .map(|text| Query::parse(&text))
         .transpose()
@@ -42,7 +42,7 @@ pub fn query_arg(value: &JsValue) -> Result<Option<Query>> {
 
 /// The query string of a query argument (a `Query` or a query string), or
 /// `None` for nothing.
-pub fn query_text(value: &JsValue) -> Result<Option<String>> {
+pub(crate) fn query_text(value: &JsValue) -> Result<Option<String>> {
     if value.is_undefined() || value.is_null() {
         return Ok(None);
     }
@@ -59,14 +59,14 @@ pub fn query_text(value: &JsValue) -> Result<Option<String>> {
 }
 
 /// Decodes an endpoint argument: a raw string or a typed object.
-pub fn endpoint(value: &JsValue) -> Result<Endpoint> {
+pub(crate) fn endpoint(value: &JsValue) -> Result<Endpoint> {
+    type Make = fn(String) -> Endpoint;
     if let Some(text) = value.as_string() {
         return Endpoint::raw(&text);
     }
     if value.is_undefined() {
         return Ok(Endpoint::Repository);
     }
-    type Make = fn(String) -> Endpoint;
     let typed: [(&str, Make); 4] = [
         ("document", Endpoint::Document),
         ("collection", Endpoint::Collection),
@@ -287,7 +287,10 @@ where
     }
 }
 
-fn optional_integer(options: &JsValue, key: &str, min: u64, max: u64, default: u64) -> Result<u64> {
+fn optional_integer<T>(options: &JsValue, key: &str, min: T, max: T, default: T) -> Result<T>
+where
+    T: Copy + std::fmt::Display + Into<u64> + TryFrom<u64>,
+{
     let value = property(options, key);
     if value.is_undefined() {
         return Ok(default);
@@ -343,7 +346,7 @@ impl JsClient {
                 expect,
                 signal,
             };
-            Ok(async move { request.resolve(cache).await?.to_js() })
+            Ok(async move { Ok(request.resolve(cache).await?.to_js()) })
         })())
     }
 
@@ -382,6 +385,10 @@ impl JsClient {
     }
 }
 
+#[allow(
+    clippy::needless_pass_by_value,
+    reason = "wasm-bindgen exports take their JavaScript arguments as owned JsValue handles"
+)]
 #[wasm_bindgen(js_class = Client)]
 impl JsClient {
     /// Creates a client; throws `invalid_argument` for an invalid base URL,
@@ -407,8 +414,7 @@ impl JsClient {
         let config = ClientConfig::new(&base_url, &repository, &api_key, auth_scheme.as_deref())?;
         let defaults = RetryPolicy::default();
         let policy = RetryPolicy {
-            retries: optional_integer(&options, "retries", 0, 100, u64::from(defaults.retries))?
-                as u32,
+            retries: optional_integer(&options, "retries", 0, 100, defaults.retries)?,
             base_delay_ms: optional_integer(
                 &options,
                 "retryDelayMs",
@@ -618,14 +624,14 @@ impl JsClient {
                 );
                 let body = String::from_utf8(data)
                     .map_err(|_| Error::invalid_argument("the list is not UTF-8"))?;
-                Resolved {
+                Ok(Resolved {
                     body: Rc::new(body),
                     facts: Facts::default(),
                     source,
                     stale,
                     cached_at,
                 }
-                .to_js()
+                .to_js())
             })
         })();
         promise(work)
@@ -648,11 +654,10 @@ impl JsClient {
                 Error::invalid_argument("prefetch needs a client created with the `cache` option")
             })?;
             let query = variant(&query_arg(&property(&options, "query"))?.unwrap_or_default())?;
-            let page_size = optional_integer(&options, "pageSize", 1, 1000, 1000)?;
+            let page_size: u32 = optional_integer(&options, "pageSize", 1, 1000, 1000)?;
             let max_pages =
                 optional_integer(&options, "maxPages", 1, 1_000_000, DEFAULT_PREFETCH_PAGES)?;
-            let mut state =
-                self.list_state(&endpoint, query.clone(), &options, page_size as u32)?;
+            let mut state = self.list_state(&endpoint, query.clone(), &options, page_size)?;
             state.refresh = true;
             let progress = optional_function(&options, "onProgress")?;
             Ok(async move {
@@ -832,7 +837,7 @@ impl JsPages {
             let result = js_sys::Object::new();
             match page.map_err(JsValue::from)? {
                 Some(page) => {
-                    let _ = js_sys::Reflect::set(&result, &"value".into(), &page.to_js()?);
+                    let _ = js_sys::Reflect::set(&result, &"value".into(), &page.to_js());
                     let _ = js_sys::Reflect::set(&result, &"done".into(), &JsValue::FALSE);
                 }
                 None => {
@@ -930,7 +935,7 @@ impl Request {
             return Ok(Resolved::network(body, facts));
         };
         let (cached, answer) = self.lookup(&cache).await;
-        let machine = Machine::new(cache.settings, cached, cache.online());
+        let machine = Machine::new(cache.settings, cached, online());
         let from_cache = |answer: Option<Answer>, stale: bool| -> Result<Resolved> {
             let answer = answer.ok_or_else(|| Error::NotCached {
                 message: "the cached answer went away".into(),
@@ -1040,8 +1045,8 @@ impl Resolved {
     /// The body as plain JavaScript (read by `JSON.parse`, so every value is
     /// what `JSON.parse` gives), with non-enumerable `source`, `stale` and
     /// `cachedAt`.
-    fn to_js(&self) -> Result<JsValue> {
+    fn to_js(&self) -> JsValue {
         let cached_at = self.cached_at.map_or(JsValue::UNDEFINED, JsValue::from_f64);
-        Ok(mark_source(&self.body, self.source, self.stale, cached_at))
+        mark_source(&self.body, self.source, self.stale, cached_at)
     }
 }

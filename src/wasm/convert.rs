@@ -4,10 +4,11 @@
 use wasm_bindgen::prelude::*;
 
 use crate::error::{Error, Result};
+use crate::num::u64_from_f64;
 
 /// How a value is named in an error message: its type, or the value itself
 /// for short primitives.
-pub fn describe(value: &JsValue) -> String {
+pub(crate) fn describe(value: &JsValue) -> String {
     if value.is_undefined() {
         "undefined".into()
     } else if value.is_null() {
@@ -29,27 +30,30 @@ pub fn describe(value: &JsValue) -> String {
 }
 
 /// Whether the argument is absent (`undefined` or `null`).
-pub fn is_absent(value: &JsValue) -> bool {
+pub(crate) fn is_absent(value: &JsValue) -> bool {
     value.is_undefined() || value.is_null()
 }
 
 /// A required string argument.
-pub fn string(value: &JsValue, what: &str) -> Result<String> {
+pub(crate) fn string(value: &JsValue, what: &str) -> Result<String> {
     value.as_string().ok_or_else(|| {
         Error::invalid_argument(format!("{what} must be a string, got {}", describe(value)))
     })
 }
 
 /// An optional string argument (`undefined` and `null` are absent).
-pub fn optional_string(value: &JsValue, what: &str) -> Result<Option<String>> {
+pub(crate) fn optional_string(value: &JsValue, what: &str) -> Result<Option<String>> {
     if is_absent(value) {
         return Ok(None);
     }
     string(value, what).map(Some)
 }
 
-/// A whole number in `0..=max`.
-pub fn integer(value: &JsValue, what: &str, min: u64, max: u64) -> Result<u64> {
+/// A whole number from `min` to `max`, as the type of the bounds.
+pub(crate) fn integer<T>(value: &JsValue, what: &str, min: T, max: T) -> Result<T>
+where
+    T: Copy + std::fmt::Display + Into<u64> + TryFrom<u64>,
+{
     let range = || {
         Error::invalid_argument(format!(
             "invalid {what} {}: expected an integer from {min} to {max}",
@@ -57,14 +61,16 @@ pub fn integer(value: &JsValue, what: &str, min: u64, max: u64) -> Result<u64> {
         ))
     };
     let number = value.as_f64().ok_or_else(range)?;
-    if number.fract() != 0.0 || number < min as f64 || number > max as f64 {
+    // The bounds are below 2^53: as floats, they are exact.
+    let (low, high): (u64, u64) = (min.into(), max.into());
+    if number.fract() != 0.0 || number < low as f64 || number > high as f64 {
         return Err(range());
     }
-    Ok(number as u64)
+    T::try_from(u64_from_f64(number)).map_err(|_| range())
 }
 
 /// An array of strings.
-pub fn strings(value: &JsValue, what: &str) -> Result<Vec<String>> {
+pub(crate) fn strings(value: &JsValue, what: &str) -> Result<Vec<String>> {
     let not_array = || {
         Error::invalid_argument(format!(
             "{what} must be an array of strings, got {}",
@@ -90,9 +96,16 @@ pub fn strings(value: &JsValue, what: &str) -> Result<Vec<String>> {
 }
 
 /// Reads `key` of an options object (absent when `object` is not one).
-pub fn property(object: &JsValue, key: &str) -> JsValue {
+pub(crate) fn property(object: &JsValue, key: &str) -> JsValue {
     if !object.is_object() {
         return JsValue::UNDEFINED;
     }
     js_sys::Reflect::get(object, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
+}
+
+/// A JavaScript number rounded toward zero to a `usize`, saturating: NaN
+/// and anything below 0 give 0, anything above `usize::MAX` (`u32::MAX` on
+/// wasm32) gives `usize::MAX`.
+pub(crate) fn usize_from_f64(number: f64) -> usize {
+    usize::try_from(u64_from_f64(number)).unwrap_or(usize::MAX)
 }

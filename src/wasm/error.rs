@@ -4,6 +4,7 @@ use js_sys::{Object, Reflect};
 use wasm_bindgen::prelude::*;
 
 use crate::error::Error;
+use crate::num::u32_from_usize;
 
 #[wasm_bindgen(module = "/src/js/error.js")]
 extern "C" {
@@ -19,23 +20,27 @@ pub fn is_content_repo_error(value: &JsValue) -> bool {
     is_content_repo_error_js(value)
 }
 
-fn set(details: &Object, key: &str, value: JsValue) {
+fn set(details: &Object, key: &str, value: &JsValue) {
     // Setting a property on a fresh plain object cannot fail.
-    let _ = Reflect::set(details, &JsValue::from_str(key), &value);
+    let _ = Reflect::set(details, &JsValue::from_str(key), value);
 }
 
 /// The `ContentRepoError` for `error`.
-pub fn to_js_error(error: Error) -> JsValue {
+fn to_js_error(error: &Error) -> JsValue {
     let details = Object::new();
-    match &error {
+    match error {
         Error::InvalidSelection {
             position, expected, ..
         } => {
-            set(&details, "position", JsValue::from(*position as u32));
-            set(&details, "expected", JsValue::from_str(expected));
+            set(
+                &details,
+                "position",
+                &JsValue::from(u32_from_usize(*position)),
+            );
+            set(&details, "expected", &JsValue::from_str(expected));
         }
-        Error::Http { status, .. } => set(&details, "status", JsValue::from(*status)),
-        Error::Decode { excerpt, .. } => set(&details, "excerpt", JsValue::from_str(excerpt)),
+        Error::Http { status, .. } => set(&details, "status", &JsValue::from(*status)),
+        Error::Decode { excerpt, .. } => set(&details, "excerpt", &JsValue::from_str(excerpt)),
         _ => {}
     }
     make_error(error.code(), &error.to_string(), &details)
@@ -43,6 +48,6 @@ pub fn to_js_error(error: Error) -> JsValue {
 
 impl From<Error> for JsValue {
     fn from(error: Error) -> JsValue {
-        to_js_error(error)
+        to_js_error(&error)
     }
 }

@@ -35,28 +35,29 @@ use crate::error::Error;
 use crate::http::response::{excerpt, http_error, MESSAGE_CHARS};
 use crate::http::retry::{Outcome, RetryPolicy};
 use crate::http::ClientConfig;
+use crate::num::u64_from_f64;
 
 /// The longest delay `setTimeout` honours (2^31 - 1 ms); longer ones fire
 /// at once.
 const MAX_TIMER_MS: f64 = 2_147_483_647.0;
 
 /// Everything a request needs; shared by a client and its pending requests.
-pub struct Transport {
+pub(crate) struct Transport {
     /// The validated settings.
-    pub config: ClientConfig,
+    pub(crate) config: ClientConfig,
     /// When and how long to wait before retrying.
-    pub policy: RetryPolicy,
+    pub(crate) policy: RetryPolicy,
     /// The budget of one call, all attempts and waits included; 0: none.
-    pub timeout_ms: u64,
+    pub(crate) timeout_ms: u64,
     /// An injected `fetch`, or `None` for the global one.
-    pub fetch: Option<Function>,
+    pub(crate) fetch: Option<Function>,
     /// Pending GETs without a signal, by URL.
     inflight: RefCell<HashMap<String, Rc<Shared>>>,
 }
 
 impl Transport {
     /// A transport with nothing in flight.
-    pub fn new(
+    pub(crate) fn new(
         config: ClientConfig,
         policy: RetryPolicy,
         timeout_ms: u64,
@@ -349,7 +350,7 @@ fn read_head(response: &JsValue) -> Result<Head, String> {
     let status = status
         .as_f64()
         .filter(|status| status.fract() == 0.0 && (100.0..=599.0).contains(status))
-        .map(|status| status as u16)
+        .and_then(|status| u16::try_from(u64_from_f64(status)).ok())
         .ok_or_else(|| match status.as_f64() {
             Some(number) => format!("the response's status is {number}, not an HTTP status"),
             None => format!("the response's status is {}, not a number", kind(&status)),
@@ -454,7 +455,7 @@ async fn attempts(
         ms => {
             let stop = stop.clone();
             Some(Timer::start(ms as f64, move || {
-                stop.fire(Stopped::Timeout)
+                stop.fire(Stopped::Timeout);
             })?)
         }
     };
@@ -508,7 +509,7 @@ async fn attempts(
 /// GETs `url` and returns the body of a 2xx response. Calls without a
 /// signal for the same URL while one is pending share its request. With
 /// `retry_network` off, a network error is not retried (the cache answers).
-pub async fn get(
+pub(crate) async fn get(
     transport: Rc<Transport>,
     url: String,
     signal: Option<AbortSignal>,
@@ -521,7 +522,7 @@ pub async fn get(
 }
 
 /// A promise that resolves after `ms` (never, where there is no timer).
-pub fn sleep_promise(ms: u64) -> Promise {
+pub(crate) fn sleep_promise(ms: u64) -> Promise {
     Promise::new(&mut |resolve, _| {
         if let Ok(set_timeout) = global_function("setTimeout") {
             let delay = JsValue::from_f64((ms as f64).min(MAX_TIMER_MS));

@@ -12,66 +12,18 @@
 use wasm_bindgen::prelude::*;
 
 use super::client::query_arg;
-use super::convert::describe;
+use super::convert::{describe, usize_from_f64};
 use crate::engine::apply::{page_bounds, page_envelope, select_any};
 use crate::engine::sort::{
     effective_keys, is_id, not_a_document, order_rows, read_value_rows, SortKey,
 };
 use crate::error::{Error, Result};
+use crate::num::u32_from_usize;
 use crate::query::selection::Selection;
 use crate::query::sort::{Direction, FieldKey};
 use crate::query::Query;
 
-#[wasm_bindgen(inline_js = r#"
-const hasOwn = Object.prototype.hasOwnProperty;
-const isObject = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
-export function listDocuments(value) {
-  if (Array.isArray(value)) return value;
-  if (isObject(value) && Array.isArray(value.data) && !hasOwn.call(value, "fields")) return value.data;
-  return undefined;
-}
-export function sortRows(docs, paths) {
-  const n = docs.length;
-  const k = paths.length;
-  const rows = new Array(n);
-  for (let i = 0; i < n; i++) {
-    const d = docs[i];
-    if (!isObject(d)) return i;
-    const row = new Array(k);
-    for (let j = 0; j < k; j++) {
-      const s = hasOwn.call(d, paths[j][0]) ? d[paths[j][0]] : undefined;
-      row[j] = isObject(s) && hasOwn.call(s, paths[j][1]) ? s[paths[j][1]] : null;
-    }
-    rows[i] = row;
-  }
-  return JSON.stringify(rows);
-}
-export function permute(docs, order) {
-  const out = new Array(order.length);
-  for (let i = 0; i < order.length; i++) out[i] = docs[order[i]];
-  return out;
-}
-export function listJson(value, order) {
-  const docs = listDocuments(value);
-  const one = docs === undefined;
-  const source = one ? [value] : docs;
-  const n = order === undefined ? source.length : order.length;
-  const data = new Array(n);
-  for (let i = 0; i < n; i++) {
-    const d = source[order === undefined ? i : order[i]];
-    if (!isObject(d)) return one ? -1 : order === undefined ? i : order[i];
-    data[i] = d;
-  }
-  if (one) return JSON.stringify(data[0]);
-  if (Array.isArray(value)) return JSON.stringify(data);
-  // Own data properties only: `__proto__` is a key like any other.
-  const out = {};
-  for (const key of Object.keys(value)) {
-    Object.defineProperty(out, key, { value: key === "data" ? data : value[key], enumerable: true, writable: true, configurable: true });
-  }
-  return JSON.stringify(out);
-}
-"#)]
+#[wasm_bindgen(module = "/src/js/local.js")]
 extern "C" {
     #[wasm_bindgen(js_name = listDocuments)]
     fn list_documents(value: &JsValue) -> JsValue;
@@ -83,7 +35,7 @@ extern "C" {
 }
 
 /// Parses JSON text into plain JavaScript objects and arrays.
-pub fn from_json_text(text: &str) -> Result<JsValue> {
+pub(crate) fn from_json_text(text: &str) -> Result<JsValue> {
     js_sys::JSON::parse(text)
         .map_err(|_| Error::invalid_argument("the result could not be read as JSON"))
 }
@@ -120,7 +72,7 @@ fn paths(keys: &[(FieldKey, Direction)]) -> JsValue {
 fn read_rows(documents: &JsValue, keys: &[(FieldKey, Direction)]) -> Result<Vec<Vec<SortKey>>> {
     let rows = sort_rows(documents, &paths(keys)).map_err(|error| not_serializable(&error))?;
     if let Some(index) = rows.as_f64() {
-        return Err(not_a_document(index as usize));
+        return Err(not_a_document(usize_from_f64(index)));
     }
     let text = rows
         .as_string()
@@ -137,7 +89,7 @@ fn read_list(value: &JsValue, order: Option<Vec<u32>>) -> Result<String> {
         return Err(if index < 0.0 {
             not_a_document_or_list(value)
         } else {
-            not_a_document(index as usize)
+            not_a_document(usize_from_f64(index))
         });
     }
     text.as_string()
@@ -161,6 +113,10 @@ fn sorting_of(query: &JsValue) -> Result<Query> {
 ///
 /// Throws `invalid_argument` if `documents` is not an array of documents,
 /// or a query string is invalid.
+#[allow(
+    clippy::needless_pass_by_value,
+    reason = "wasm-bindgen exports take their JavaScript arguments as owned JsValue handles"
+)]
 #[wasm_bindgen(js_name = sortDocuments, skip_typescript, unchecked_return_type = "Document[]")]
 pub fn sort_documents(
     #[wasm_bindgen(unchecked_param_type = "Document[]")] documents: JsValue,
@@ -174,7 +130,8 @@ pub fn sort_documents(
     let rows = read_rows(&documents, &keys)?;
     let order: Vec<u32> = order_rows(&rows, &directions(&keys), None)
         .into_iter()
-        .map(|row| row as u32)
+        // Positions in a JavaScript array are below 2^32.
+        .map(u32_from_usize)
         .collect();
     Ok(permute(&documents, order))
 }
@@ -187,6 +144,10 @@ pub fn sort_documents(
 ///
 /// Throws `invalid_selection` (with `position`) for an invalid selection,
 /// `invalid_argument` for something that is not a document or a list.
+#[allow(
+    clippy::needless_pass_by_value,
+    reason = "wasm-bindgen exports take their JavaScript arguments as owned JsValue handles"
+)]
 #[wasm_bindgen(js_name = selectFields, skip_typescript, unchecked_return_type = "Document | Document[] | ListResponse")]
 pub fn select_fields(
     #[wasm_bindgen(unchecked_param_type = "Document | DocumentList")] document_or_list: JsValue,
@@ -230,6 +191,10 @@ fn not_a_document_or_list(value: &JsValue) -> Error {
 ///
 /// Like the service, a query without `limit` returns a page of 25, so the
 /// same query gives the same answer locally as online.
+#[allow(
+    clippy::needless_pass_by_value,
+    reason = "wasm-bindgen exports take their JavaScript arguments as owned JsValue handles"
+)]
 #[wasm_bindgen(js_name = applyQuery, skip_typescript, unchecked_return_type = "ListResponse")]
 pub fn apply_query(
     #[wasm_bindgen(unchecked_param_type = "DocumentList")] list_or_documents: JsValue,
@@ -247,7 +212,8 @@ pub fn apply_query(
     let order: Vec<u32> = order_rows(&rows, &directions(&keys), Some(offset + count))
         .into_iter()
         .skip(offset)
-        .map(|row| row as u32)
+        // Positions in a JavaScript array are below 2^32.
+        .map(u32_from_usize)
         .collect();
     let page = read_list(&list_or_documents, Some(order))?;
     Ok(from_json_text(&page_envelope(&page, &query, total)?)?)
@@ -259,5 +225,5 @@ pub fn apply_query(
 pub fn wasm_memory_bytes() -> f64 {
     let memory: js_sys::WebAssembly::Memory = wasm_bindgen::memory().unchecked_into();
     let buffer: js_sys::ArrayBuffer = memory.buffer().unchecked_into();
-    buffer.byte_length() as f64
+    f64::from(buffer.byte_length())
 }

@@ -17,7 +17,7 @@ mod query;
 mod store;
 
 pub use client::{JsClient, JsPages};
-pub use error::{is_content_repo_error, to_js_error};
+pub use error::is_content_repo_error;
 pub use local::{apply_query, select_fields, sort_documents, wasm_memory_bytes};
 pub use query::JsQuery;
 pub use store::JsDocumentStore;

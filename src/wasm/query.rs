@@ -19,11 +19,6 @@ pub struct JsQuery {
 }
 
 impl JsQuery {
-    /// The core query.
-    pub fn inner(&self) -> &Query {
-        &self.inner
-    }
-
     /// Runs `change` on a copy, keeping it only if it succeeds.
     fn update(
         &mut self,
@@ -47,6 +42,10 @@ fn direction(value: &JsValue, key: &str) -> Result<Direction> {
     }
 }
 
+#[allow(
+    clippy::needless_pass_by_value,
+    reason = "wasm-bindgen exports take their JavaScript arguments as owned JsValue handles"
+)]
 #[wasm_bindgen(js_class = Query)]
 impl JsQuery {
     /// An empty query: the service's defaults.
@@ -101,8 +100,8 @@ impl JsQuery {
         if is_absent(&limit) {
             return self.update(|query| query.clear("limit").map(drop));
         }
-        let limit = integer(&limit, "limit", 1, u64::from(MAX_LIMIT))?;
-        self.update(|query| query.limit(limit as u32).map(drop))
+        let limit = integer(&limit, "limit", 1, MAX_LIMIT)?;
+        self.update(|query| query.limit(limit).map(drop))
     }
 
     /// Sets `offset`, an integer from 0; `null` or `undefined` removes it.
@@ -145,13 +144,8 @@ impl JsQuery {
             return self.update(|query| query.clear("includes").map(drop));
         }
         if levels_or_fields.as_f64().is_some() {
-            let levels = integer(
-                &levels_or_fields,
-                "includes",
-                1,
-                u64::from(MAX_INCLUDE_LEVELS),
-            )?;
-            return self.update(|query| query.include_levels(levels as u8).map(drop));
+            let levels = integer(&levels_or_fields, "includes", 1, MAX_INCLUDE_LEVELS)?;
+            return self.update(|query| query.include_levels(levels).map(drop));
         }
         let fields = match levels_or_fields.as_string() {
             Some(one) => vec![one],

@@ -3,22 +3,14 @@
 use wasm_bindgen::prelude::*;
 
 use super::client::query_text;
-use super::convert::{describe, is_absent, optional_string, property, string};
+use super::convert::{describe, is_absent, optional_string, property, string, usize_from_f64};
 use super::local::from_json_text;
 use crate::error::{Error, Result};
+use crate::num::u32_from_usize;
 use crate::query::Query;
 use crate::store::DocumentStore;
 
-#[wasm_bindgen(inline_js = r#"
-const encoder = new TextEncoder();
-export function encodeUtf8Into(text, from, memory, at, room) {
-  const { read, written } = encoder.encodeInto(from === 0 ? text : text.slice(from), new Uint8Array(memory.buffer, at, room));
-  return [read, written];
-}
-export function stringify(value) {
-  return JSON.stringify(value);
-}
-"#)]
+#[wasm_bindgen(module = "/src/js/store.js")]
 extern "C" {
     #[wasm_bindgen(js_name = encodeUtf8Into)]
     fn encode_utf8_into(
@@ -53,6 +45,10 @@ impl Default for JsDocumentStore {
     }
 }
 
+#[allow(
+    clippy::needless_pass_by_value,
+    reason = "wasm-bindgen exports take their JavaScript arguments as owned JsValue handles"
+)]
 #[wasm_bindgen(js_class = DocumentStore)]
 impl JsDocumentStore {
     /// An empty store.
@@ -85,7 +81,7 @@ impl JsDocumentStore {
             .map_err(|_| Error::invalid_argument("documents must be JSON values"))?
             .as_string()
             .ok_or_else(|| Error::invalid_argument("documents must be JSON values"))?;
-        Ok(self.inner.put_serialized(text)? as u32)
+        Ok(u32_from_usize(self.inner.put_serialized(text)?))
     }
 
     /// Stores the documents of a response's JSON text (a list `{ data }`,
@@ -108,7 +104,7 @@ impl JsDocumentStore {
         }
         let text = String::from_utf8(utf8_bytes(&text))
             .map_err(|_| Error::invalid_argument("the text is not valid Unicode"))?;
-        Ok(self.inner.put_json(text)? as u32)
+        Ok(u32_from_usize(self.inner.put_json(text)?))
     }
 
     /// The document stored under `id`, or `undefined`.
@@ -156,7 +152,7 @@ impl JsDocumentStore {
     /// The number of documents stored.
     #[wasm_bindgen(getter)]
     pub fn size(&self) -> u32 {
-        self.inner.len() as u32
+        u32_from_usize(self.inner.len())
     }
 
     /// Removes the document stored under `id`; whether there was one.
@@ -187,8 +183,8 @@ fn utf8_bytes(text: &JsValue) -> Vec<u8> {
     loop {
         let room = bytes.len() - written;
         let at = bytes.as_mut_ptr() as usize + written;
-        let step = encode_utf8_into(text, read as u32, &memory, at, room);
-        let count = |index: u32| step.get(index).as_f64().unwrap_or(0.0) as usize;
+        let step = encode_utf8_into(text, u32_from_usize(read), &memory, at, room);
+        let count = |index: u32| usize_from_f64(step.get(index).as_f64().unwrap_or(0.0));
         let (more_read, more_written) = (count(0), count(1));
         read += more_read;
         written += more_written;
@@ -201,11 +197,4 @@ fn utf8_bytes(text: &JsValue) -> Vec<u8> {
     bytes.truncate(written);
     bytes.shrink_to_fit();
     bytes
-}
-
-impl JsDocumentStore {
-    /// The core store.
-    pub fn inner(&self) -> &DocumentStore {
-        &self.inner
-    }
 }

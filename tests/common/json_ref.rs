@@ -12,7 +12,7 @@ use content_repo::query::selection::Node;
 /// A JSON value. Strings are UTF-16 code units (lone surrogates kept, as in
 /// JavaScript); numbers keep their text.
 #[derive(Debug, Clone, PartialEq)]
-pub enum J {
+pub(crate) enum J {
     Null,
     Bool(bool),
     Num(String),
@@ -22,14 +22,14 @@ pub enum J {
     Obj(Vec<(Vec<u16>, J)>),
 }
 
-pub fn s(text: &str) -> Vec<u16> {
+pub(crate) fn s(text: &str) -> Vec<u16> {
     text.encode_utf16().collect()
 }
 
 impl J {
     /// The value as `JSON.parse` gives it: a repeated key keeps its first
     /// position and its last value.
-    pub fn dedup(&self) -> J {
+    pub(crate) fn dedup(&self) -> J {
         match self {
             J::Arr(items) => J::Arr(items.iter().map(J::dedup).collect()),
             J::Obj(entries) => {
@@ -47,7 +47,7 @@ impl J {
         }
     }
 
-    pub fn get(&self, key: &str) -> Option<&J> {
+    pub(crate) fn get(&self, key: &str) -> Option<&J> {
         match self {
             J::Obj(entries) => entries
                 .iter()
@@ -60,7 +60,7 @@ impl J {
 }
 
 /// Writes a string with JSON escapes (lone surrogates as `\uXXXX`).
-pub fn write_str(units: &[u16], out: &mut String, escape_all: bool) {
+pub(crate) fn write_str(units: &[u16], out: &mut String, escape_all: bool) {
     out.push('"');
     for item in char::decode_utf16(units.iter().copied()) {
         match item {
@@ -79,7 +79,7 @@ pub fn write_str(units: &[u16], out: &mut String, escape_all: bool) {
     out.push('"');
 }
 
-pub fn write(value: &J, out: &mut String, spaced: bool) {
+pub(crate) fn write(value: &J, out: &mut String, spaced: bool) {
     let space = if spaced { " " } else { "" };
     match value {
         J::Null => out.push_str("null"),
@@ -116,19 +116,19 @@ pub fn write(value: &J, out: &mut String, spaced: bool) {
     }
 }
 
-pub fn text(value: &J) -> String {
+pub(crate) fn text(value: &J) -> String {
     let mut out = String::new();
     write(value, &mut out, false);
     out
 }
 
 /// A recursive-descent reader of JSON text into [`J`] (test depths only).
-pub struct Reader<'a> {
+pub(crate) struct Reader<'a> {
     bytes: &'a [u8],
     at: usize,
 }
 
-pub fn read(text: &str) -> Option<J> {
+pub(crate) fn read(text: &str) -> Option<J> {
     let mut reader = Reader {
         bytes: text.as_bytes(),
         at: 0,
@@ -290,7 +290,7 @@ fn element_node(node: &Node) -> Node {
 }
 
 /// Applies a selection node to a (deduplicated) value; `None`: not selected.
-pub fn apply(value: &J, node: &Node) -> Option<J> {
+pub(crate) fn apply(value: &J, node: &Node) -> Option<J> {
     if node.is_leaf() {
         return Some(value.clone());
     }
@@ -332,7 +332,7 @@ pub fn apply(value: &J, node: &Node) -> Option<J> {
 }
 
 /// Selects a document by the parts of a selection (`None`: whole).
-pub fn select_document(document: &J, parts: Option<&content_repo::Parts>) -> J {
+pub(crate) fn select_document(document: &J, parts: Option<&content_repo::Parts>) -> J {
     let Some(parts) = parts else {
         return document.clone();
     };
@@ -373,19 +373,21 @@ fn fixed(text: &str) -> (bool, String, String) {
         None => (mantissa, ""),
     };
     let digits: String = format!("{int}{frac}");
-    let point = int.len() as i64 + exponent;
+    let point = i64::try_from(int.len()).unwrap() + exponent;
     let (int, frac) = if point <= 0 {
-        (String::new(), "0".repeat((-point) as usize) + &digits)
-    } else if point as usize >= digits.len() {
         (
-            digits.clone() + &"0".repeat(point as usize - digits.len()),
+            String::new(),
+            "0".repeat(usize::try_from(-point).unwrap()) + &digits,
+        )
+    } else if usize::try_from(point).unwrap() >= digits.len() {
+        let point = usize::try_from(point).unwrap();
+        (
+            digits.clone() + &"0".repeat(point - digits.len()),
             String::new(),
         )
     } else {
-        (
-            digits[..point as usize].to_owned(),
-            digits[point as usize..].to_owned(),
-        )
+        let point = usize::try_from(point).unwrap();
+        (digits[..point].to_owned(), digits[point..].to_owned())
     };
     let int = int.trim_start_matches('0').to_owned();
     let frac = frac.trim_end_matches('0').to_owned();
@@ -393,7 +395,7 @@ fn fixed(text: &str) -> (bool, String, String) {
     (negative && !zero, int, frac)
 }
 
-pub fn compare_numbers(a: &str, b: &str) -> Ordering {
+pub(crate) fn compare_numbers(a: &str, b: &str) -> Ordering {
     let (na, ia, fa) = fixed(a);
     let (nb, ib, fb) = fixed(b);
     let magnitude = ia
@@ -442,7 +444,7 @@ fn kind(value: &J) -> u8 {
 }
 
 /// SPEC §2 value order (ascending), on deduplicated values.
-pub fn compare(a: &J, b: &J) -> Ordering {
+pub(crate) fn compare(a: &J, b: &J) -> Ordering {
     let (ka, kb) = (kind(a), kind(b));
     if ka != kb {
         return ka.cmp(&kb);
@@ -498,7 +500,7 @@ pub fn compare(a: &J, b: &J) -> Ordering {
 /// The `meta.id` order: decimal strings as numbers of any length, before
 /// other strings (as text); other kinds by [`compare`], strings at the text
 /// rank.
-pub fn compare_ids(a: &J, b: &J) -> Ordering {
+pub(crate) fn compare_ids(a: &J, b: &J) -> Ordering {
     let decimal =
         |units: &[u16]| !units.is_empty() && units.iter().all(|u| (0x30..=0x39).contains(u));
     match (a, b) {

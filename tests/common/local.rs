@@ -27,9 +27,8 @@ fn s(text: &str) -> JsValue {
 }
 
 fn code<T>(result: Result<T, JsValue>) -> String {
-    let error = match result {
-        Ok(_) => panic!("expected an error"),
-        Err(error) => error,
+    let Err(error) = result else {
+        panic!("expected an error")
     };
     assert!(is_content_repo_error(&error), "not a ContentRepoError");
     get(&error, "code").as_string().unwrap_or_default()
@@ -54,7 +53,7 @@ fn ids(list: &JsValue) -> Vec<String> {
 }
 
 /// `sortDocuments` returns a new array of the same objects, in SPEC order.
-pub fn sort_documents_orders_and_keeps_identity() {
+pub(crate) fn sort_documents_orders_and_keeps_identity() {
     let docs = js(DOCS);
     let sorted = sort_documents(docs.clone(), s("sorting%5Bfields.price%5D=DESC")).unwrap();
     // 7, 7 (createdAt DESC: "3" is later than "4"), 5, null last
@@ -74,7 +73,7 @@ pub fn sort_documents_orders_and_keeps_identity() {
 }
 
 /// `selectFields` projects documents, arrays and envelopes; `*` keeps all.
-pub fn select_fields_projects_documents_and_lists() {
+pub(crate) fn select_fields_projects_documents_and_lists() {
     let docs = js(DOCS);
     let one = Array::from(&docs).get(0);
     let out = select_fields(one.clone(), s("title, gallery/*/url")).unwrap();
@@ -97,7 +96,7 @@ pub fn select_fields_projects_documents_and_lists() {
 }
 
 /// `applyQuery` sorts, pages and selects, giving a list envelope.
-pub fn apply_query_returns_a_list_envelope() {
+pub(crate) fn apply_query_returns_a_list_envelope() {
     let docs = js(DOCS);
     let query = s("sorting%5Bfields.title%5D=ASC&fields=meta%2Fid&limit=2&offset=1");
     let out = apply_query(docs.clone(), query).unwrap();
@@ -114,7 +113,7 @@ pub fn apply_query_returns_a_list_envelope() {
 }
 
 /// Wrong arguments throw typed errors; nothing panics.
-pub fn local_engine_arguments_throw_typed_errors() {
+pub(crate) fn local_engine_arguments_throw_typed_errors() {
     let docs = js(DOCS);
     assert_eq!(
         code(sort_documents(s("x"), JsValue::NULL)),
@@ -158,7 +157,7 @@ pub fn local_engine_arguments_throw_typed_errors() {
 }
 
 /// `DocumentStore`: writes, the revision rule, queries, typed errors.
-pub fn document_store_round_trip() {
+pub(crate) fn document_store_round_trip() {
     let mut store = JsDocumentStore::new();
     let text = format!(r#"{{"data": {DOCS}, "meta": {{"count": 4}}}}"#);
     assert_eq!(store.put_json(s(&text)).unwrap(), 4);

@@ -1,8 +1,8 @@
 //! Boundary cases shared by `tests/web.rs` (headless Chromium) and
 //! `tests/node.rs` (Node): each is a plain function that panics on failure.
 
-pub mod local;
-pub use local::*;
+pub(crate) mod local;
+pub(crate) use local::*;
 
 /// Declares a `#[wasm_bindgen_test]` for every shared case, in the test file
 /// that includes this module with `#[macro_use]`.
@@ -43,9 +43,8 @@ fn get(value: &JsValue, key: &str) -> JsValue {
 /// Asserts that `result` failed with a `ContentRepoError` of `code`, and
 /// returns the error.
 fn thrown<T>(result: Result<T, JsValue>, code: &str) -> JsValue {
-    let error = match result {
-        Ok(_) => panic!("expected a {code} error"),
-        Err(error) => error,
+    let Err(error) = result else {
+        panic!("expected a {code} error")
     };
     assert!(is_content_repo_error(&error), "not a ContentRepoError");
     assert!(error.is_instance_of::<js_sys::Error>(), "not an Error");
@@ -67,7 +66,7 @@ fn s(text: &str) -> JsValue {
     JsValue::from_str(text)
 }
 
-pub fn invalid_sort_keys_and_directions_throw_typed_errors() {
+pub(crate) fn invalid_sort_keys_and_directions_throw_typed_errors() {
     let mut query = JsQuery::new();
     let error = thrown(query.sort(s("title"), s("ASC")), "invalid_sort");
     assert!(
@@ -99,7 +98,7 @@ pub fn invalid_sort_keys_and_directions_throw_typed_errors() {
     );
 }
 
-pub fn selection_errors_carry_a_position() {
+pub(crate) fn selection_errors_carry_a_position() {
     let mut query = JsQuery::new();
     let error = thrown(query.fields(s("title,author(name")), "invalid_selection");
     assert_eq!(get(&error, "position").as_f64(), Some(17.0));
@@ -122,7 +121,7 @@ pub fn selection_errors_carry_a_position() {
     assert_eq!(query.selection(), None);
 }
 
-pub fn numeric_parameters_are_checked() {
+pub(crate) fn numeric_parameters_are_checked() {
     let mut query = JsQuery::new();
     for bad in [
         JsValue::from(0),
@@ -166,7 +165,7 @@ pub fn numeric_parameters_are_checked() {
     );
 }
 
-pub fn getters_return_plain_arrays_and_objects() {
+pub(crate) fn getters_return_plain_arrays_and_objects() {
     let mut query = JsQuery::new();
     query.sort(s("fields.title"), s("asc")).unwrap();
     query.sort(s("meta.createdAt"), s("DESC")).unwrap();
@@ -191,7 +190,7 @@ pub fn getters_return_plain_arrays_and_objects() {
     );
 }
 
-pub fn parse_round_trips_through_the_boundary() {
+pub(crate) fn parse_round_trips_through_the_boundary() {
     let mut query = JsQuery::new();
     query.sort(s("fields.title"), s("ASC")).unwrap();
     query.fields(s("title,meta(id)")).unwrap();
@@ -212,7 +211,7 @@ fn options(base: &str, key: &str) -> JsValue {
     options.into()
 }
 
-pub fn client_builds_urls_without_the_key() {
+pub(crate) fn client_builds_urls_without_the_key() {
     let client = JsClient::new(options("http://127.0.0.1:8080/", "super-secret")).unwrap();
     let mut query = JsQuery::new();
     query.limit(JsValue::from(5)).unwrap();

@@ -10,12 +10,12 @@ use content_repo::{Query, Result, Selection, Sort};
 use serde_json::Value;
 
 /// SPEC §2 value order of two values, ascending.
-pub fn compare_values(a: &Value, b: &Value) -> Ordering {
+pub(crate) fn compare_values(a: &Value, b: &Value) -> Ordering {
     order::value_key(a.to_string().as_bytes()).cmp(&order::value_key(b.to_string().as_bytes()))
 }
 
 /// The `meta.id` order of two values.
-pub fn compare_ids(a: &Value, b: &Value) -> Ordering {
+pub(crate) fn compare_ids(a: &Value, b: &Value) -> Ordering {
     let key = |value: &Value| {
         let text = value.to_string();
         order::sort_key_at(text.as_bytes(), 0, true).ok().flatten()
@@ -24,12 +24,12 @@ pub fn compare_ids(a: &Value, b: &Value) -> Ordering {
 }
 
 /// An instant's nanoseconds since the epoch.
-pub fn parse_instant(text: &str) -> Option<i128> {
+pub(crate) fn parse_instant(text: &str) -> Option<i128> {
     order::parse_instant(text.as_bytes())
 }
 
 /// The positions of `documents` in the order of `sorting`.
-pub fn sorted_positions(
+pub(crate) fn sorted_positions(
     documents: &[Value],
     sorting: &[Sort],
     first: Option<usize>,
@@ -38,7 +38,7 @@ pub fn sorted_positions(
 }
 
 /// A sorted copy of `documents`.
-pub fn sort_documents(documents: &[Value], sorting: &[Sort]) -> Result<Vec<Value>> {
+pub(crate) fn sort_documents(documents: &[Value], sorting: &[Sort]) -> Result<Vec<Value>> {
     Ok(sorted_positions(documents, sorting, None)?
         .into_iter()
         .filter_map(|position| documents.get(position).cloned())
@@ -50,12 +50,12 @@ fn read(text: &str) -> Value {
 }
 
 /// A selection applied to a document, an array of documents or a list.
-pub fn select_any(value: &Value, selection: &Selection) -> Result<Value> {
+pub(crate) fn select_any(value: &Value, selection: &Selection) -> Result<Value> {
     apply::select_any(&value.to_string(), selection).map(|text| read(&text))
 }
 
 /// A selection applied to one document.
-pub fn select(document: &Value, selection: &Selection) -> Result<Value> {
+pub(crate) fn select(document: &Value, selection: &Selection) -> Result<Value> {
     if !document.is_object() {
         return Err(content_repo::Error::invalid_argument("expected a document"));
     }
@@ -63,6 +63,6 @@ pub fn select(document: &Value, selection: &Selection) -> Result<Value> {
 }
 
 /// A whole query applied to a list.
-pub fn apply_query(list: &Value, query: &Query) -> Result<Value> {
+pub(crate) fn apply_query(list: &Value, query: &Query) -> Result<Value> {
     apply::apply_query(&list.to_string(), query).map(|text| read(&text))
 }

@@ -41,7 +41,7 @@ impl Token<'_> {
 }
 
 /// Whether `byte` may appear in a name.
-pub(crate) fn is_name_byte(byte: u8) -> bool {
+fn is_name_byte(byte: u8) -> bool {
     byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'-'
 }
 
@@ -113,16 +113,17 @@ impl<'a> Lexer<'a> {
         if let Some(token) = single {
             return (token, start16, byte + 1, utf16 + 1);
         }
+        let rest = self.text.get(byte..).unwrap_or_default();
         if is_name_byte(first) {
-            let end = bytes[byte..]
-                .iter()
-                .position(|b| !is_name_byte(*b))
-                .map_or(bytes.len(), |n| byte + n);
+            let length = rest
+                .bytes()
+                .position(|b| !is_name_byte(b))
+                .unwrap_or(rest.len());
             // Name bytes are ASCII: one UTF-16 unit each.
-            let token = Token::Name(&self.text[byte..end]);
-            return (token, start16, end, utf16 + (end - byte));
+            let token = Token::Name(rest.get(..length).unwrap_or_default());
+            return (token, start16, byte + length, utf16 + length);
         }
-        let c = self.text[byte..].chars().next().unwrap_or('\u{FFFD}');
+        let c = rest.chars().next().unwrap_or('\u{FFFD}');
         (
             Token::Stray(c),
             start16,

@@ -25,7 +25,7 @@ use crate::error::Result;
 /// The deepest level a selection may reach in a document; the scope
 /// (`fields`, `meta`, `includes`) is level 1, so `title` (`fields/title`) is
 /// at level 2.
-pub const MAX_DEPTH: usize = 32;
+const MAX_DEPTH: usize = 32;
 
 /// A node of a selection tree. A node without children selects the whole
 /// value; otherwise each child selects the key of its name (`*` every key).

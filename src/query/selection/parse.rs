@@ -36,6 +36,12 @@ fn error(expected: impl Into<String>, found: &Token<'_>, position: usize) -> Err
     }
 }
 
+/// What may follow an item; `closer` is `')'` inside parentheses and
+/// `end of selection` at the top.
+fn after_item_expectation(closer: &str) -> String {
+    format!("'/', '(', ',' or {closer}")
+}
+
 const NAME: &str = "a name ([A-Za-z0-9_-]+ or '*')";
 
 struct Parser<'a> {
@@ -73,15 +79,9 @@ impl<'a> Parser<'a> {
             match token {
                 Token::Comma => self.lexer.bump(),
                 Token::Close => return Ok(node),
-                other => return Err(error(self.after_item_expectation("')'"), &other, position)),
+                other => return Err(error(after_item_expectation("')'"), &other, position)),
             }
         }
-    }
-
-    /// What may follow an item; `closer` is `')'` inside parentheses and
-    /// `end of selection` at the top.
-    fn after_item_expectation(&self, closer: &str) -> String {
-        format!("'/', '(', ',' or {closer}")
     }
 
     /// `item` whose first name is at `level`: returns that name and the node
@@ -160,7 +160,7 @@ impl<'a> Parser<'a> {
                 Token::End => break,
                 other => {
                     return Err(error(
-                        self.after_item_expectation("end of selection"),
+                        after_item_expectation("end of selection"),
                         &other,
                         position,
                     ))

@@ -1,0 +1,69 @@
+// The JavaScript side of sortDocuments, selectFields and applyQuery
+// (src/wasm/local.rs): documents stay JavaScript objects, and only what the
+// engine needs crosses into WebAssembly, as JSON text written here with
+// JSON.stringify.
+
+const hasOwn = Object.prototype.hasOwnProperty;
+const isObject = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** The documents of a list (an array, or `data` of an envelope), or undefined. */
+export function listDocuments(value) {
+  if (Array.isArray(value)) return value;
+  if (isObject(value) && Array.isArray(value.data) && !hasOwn.call(value, "fields")) return value.data;
+  return undefined;
+}
+
+/**
+ * The JSON text of one row of sort values per document, `paths` being
+ * `[scope, name]` pairs (a missing value is null); the index of the first
+ * element that is not a document instead.
+ */
+export function sortRows(docs, paths) {
+  const n = docs.length;
+  const k = paths.length;
+  const rows = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const d = docs[i];
+    if (!isObject(d)) return i;
+    const row = new Array(k);
+    for (let j = 0; j < k; j++) {
+      const s = hasOwn.call(d, paths[j][0]) ? d[paths[j][0]] : undefined;
+      row[j] = isObject(s) && hasOwn.call(s, paths[j][1]) ? s[paths[j][1]] : null;
+    }
+    rows[i] = row;
+  }
+  return JSON.stringify(rows);
+}
+
+/** The documents at the positions `order`, in that order. */
+export function permute(docs, order) {
+  const out = new Array(order.length);
+  for (let i = 0; i < order.length; i++) out[i] = docs[order[i]];
+  return out;
+}
+
+/**
+ * The JSON text of a list (or of one document), with only the documents at
+ * `order` when given; the position of an element that is not a document
+ * instead (-1 for a value that is neither a document nor a list).
+ */
+export function listJson(value, order) {
+  const docs = listDocuments(value);
+  const one = docs === undefined;
+  const source = one ? [value] : docs;
+  const n = order === undefined ? source.length : order.length;
+  const data = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const d = source[order === undefined ? i : order[i]];
+    if (!isObject(d)) return one ? -1 : order === undefined ? i : order[i];
+    data[i] = d;
+  }
+  if (one) return JSON.stringify(data[0]);
+  if (Array.isArray(value)) return JSON.stringify(data);
+  // Own data properties only: `__proto__` is a key like any other.
+  const out = {};
+  for (const key of Object.keys(value)) {
+    Object.defineProperty(out, key, { value: key === "data" ? data : value[key], enumerable: true, writable: true, configurable: true });
+  }
+  return JSON.stringify(out);
+}
