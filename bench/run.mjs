@@ -119,6 +119,8 @@ async function runNode(o) {
       heapUsed: () => process.memoryUsage().heapUsed,
       yield: () => new Promise((r) => setImmediate(r)),
       sdkStoreMemory: sdk.available ? (text) => workerMemory(sdk.specifier, text) : null,
+      offlineMemory: sdk.available ? (size) => offlineMemoryNode(sdk.specifier, size, o.seed) : null,
+      offlineStorage: "memory",
     },
   });
   res.env.gcExposed = !!gc;
@@ -139,6 +141,50 @@ async function workerMemory(specifier, text) {
     w.once("error", reject);
     w.once("exit", (code) => reject(new Error(`memory worker exited (${code})`)));
   });
+}
+
+/** The offline figures' memory probe: one prefetch in a fresh Node process (offline-memory.mjs). */
+async function offlineMemoryNode(specifier, size, seed) {
+  const { execFile } = await import("node:child_process");
+  const script = fileURLToPath(new URL("./offline-memory.mjs", import.meta.url));
+  return new Promise((resolve) => {
+    execFile(process.execPath, ["--expose-gc", script, specifier, String(size), String(seed)], { maxBuffer: 1 << 20, timeout: 10 * 60000 }, (err, stdout, stderr) => {
+      const line = String(stdout).trim().split("\n").pop();
+      try {
+        resolve(JSON.parse(line));
+      } catch {
+        resolve({ ok: false, reason: `probe process failed: ${err ? err.message : ""} ${String(stderr).slice(0, 300)}` });
+      }
+    });
+  });
+}
+
+/** The same probe in Chromium: a new browser context (its own renderer process and JS heap). */
+async function offlineMemoryBrowser(browser, server, size, seed) {
+  const context = await browser.newContext();
+  try {
+    const page = await context.newPage();
+    const cdp = await context.newCDPSession(page);
+    let done;
+    const finished = new Promise((resolve, reject) => {
+      done = resolve;
+      page.on("pageerror", (err) => reject(new Error(`memory probe page error: ${err.message}`)));
+      page.on("crash", () => reject(new Error("memory probe page crashed")));
+      setTimeout(() => reject(new Error("memory probe timed out")), 10 * 60000);
+    });
+    await page.exposeFunction("__benchGc", async () => {
+      await cdp.send("HeapProfiler.collectGarbage");
+    });
+    await page.exposeFunction("__benchHeapUsed", async () => (await cdp.send("Runtime.getHeapUsage")).usedSize);
+    await page.exposeFunction("__benchReport", (json) => done(json));
+    const { port } = server.address();
+    await page.goto(`http://127.0.0.1:${port}/bench/offline-memory.html?size=${size}&seed=${seed}`, { waitUntil: "load" });
+    return await finished;
+  } catch (err) {
+    return JSON.stringify({ ok: false, reason: String(err && err.message ? err.message : err) });
+  } finally {
+    await context.close().catch(() => {});
+  }
 }
 
 // ---------------------------------------------------------------------------------
@@ -238,8 +284,10 @@ async function runBrowser(o) {
     await page.exposeFunction("__benchHeapUsed", async () => (await cdp.send("Runtime.getHeapUsage")).usedSize);
     await page.exposeFunction("__benchReport", (json) => done(JSON.parse(json)));
     await page.exposeFunction("__benchFail", (msg) => fail(new Error(msg)));
+    await page.exposeFunction("__benchOfflineMemory", (size) => offlineMemoryBrowser(browser, server, size, o.seed));
     await page.goto(url, { waitUntil: "load" });
-    const limitMin = o.quick ? 10 : 20;
+    // (the offline figures at 100,000 documents add several minutes to a full run)
+    const limitMin = o.quick ? 15 : o.workloads.includes("offline") ? 45 : 20;
     const timer = setTimeout(() => fail(new Error(`timed out after ${limitMin} min`)), limitMin * 60000);
     let res;
     try {
