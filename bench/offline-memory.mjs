@@ -42,6 +42,9 @@ if (typeof window === "undefined" && typeof process !== "undefined" && process.v
     hooks: {
       gc: typeof window.__benchGc === "function" ? () => window.__benchGc() : null,
       heapUsed: typeof window.__benchHeapUsed === "function" ? () => window.__benchHeapUsed() : null,
+      // the renderer processes' RSS, read by run.mjs from /proc (sampled every 5 ms while watched)
+      processRss: typeof window.__benchRss === "function" ? async () => window.__benchRss() : null,
+      rssWatch: typeof window.__benchRssWatch === "function" ? { start: () => window.__benchRssWatch(true), stop: () => window.__benchRssWatch(false) } : null,
     },
   })
     .catch(fail)
