@@ -65,6 +65,8 @@ async function main() {
             : null,
       yield: () => new Promise((r) => setTimeout(r, 0)),
       sdkStoreMemory: sdk.available ? (text) => workerMemory(sdk.specifier, text) : null,
+      offlineMemory: sdk.available && typeof window.__benchOfflineMemory === "function" ? async (size) => JSON.parse(await window.__benchOfflineMemory(size)) : null,
+      offlineStorage: "indexeddb",
     },
   });
   if (driven) await window.__benchReport(JSON.stringify(res));

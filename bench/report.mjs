@@ -3,6 +3,7 @@
 
 import { WORKLOADS } from "./peers.mjs";
 import { STORE_WORKLOADS } from "./suite.mjs";
+import { OFFLINE_FIGURES, fmtRatio, targetText } from "./offline.mjs";
 
 const DESCRIPTIONS = { ...WORKLOADS, ...STORE_WORKLOADS };
 
@@ -77,6 +78,32 @@ export function formatReport(res) {
       if (m.sdkStoreJsHeapBytes !== undefined) l += `, JS heap +${mib(m.sdkStoreJsHeapBytes)}`;
       lines.push(l);
     }
+  }
+  if ((res.offline && res.offline.length) || (res.offlineDetails && res.offlineDetails.some((d) => d.error))) {
+    lines.push("");
+    lines.push(`offline cache (issue 10): ratio = SDK / baseline of the same run (full list: fastest peer's W3 / SDK); storage ${[...new Set(res.offlineDetails.map((d) => d.storage))].join(", ")}`);
+    lines.push(`${pad("figure", 15)} ${lpad("size", 7)}  ${lpad("SDK", 11)} ${lpad("baseline", 11)} ${lpad("ratio", 8)}  ${pad("target", 8)} result`);
+    lines.push("-".repeat(100));
+    const val = (r, v) => (r.unit === "bytes/char" ? (v / 1048576).toFixed(1) + " MiB" : fmtMs(v) + " ms");
+    for (const f of OFFLINE_FIGURES) {
+      const rows = res.offline.filter((r) => r.figure === f.key).sort((a, b) => a.size - b.size);
+      if (rows.length === 0) continue;
+      lines.push(`${f.key}: ${f.label}`);
+      for (const r of rows) {
+        const base = r.unit === "bytes/char" ? (r.baseline / 1e6).toFixed(1) + "M ch" : r.figure === "stored" ? (r.baseline / 1e6).toFixed(2) + "M ch" : val(r, r.baseline);
+        const sdkV = r.unit === "bytes/char" ? val(r, r.sdk) : r.figure === "stored" ? (r.sdk / 1e6).toFixed(2) + "M ch" : val(r, r.sdk);
+        let note = "";
+        if (r.figure === "networkFirst") note = `  (fetch calls ${r.fetchCalls}, stale ${r.stale})`;
+        if (r.peer) note = `  (peer ${r.peer})`;
+        lines.push(`${pad(r.figure, 15)} ${lpad(r.size, 7)}  ${lpad(sdkV, 11)} ${lpad(base, 11)} ${lpad(fmtRatio(r.ratio), 8)}  ${pad(targetText(r), 8)} ${r.met ? "met" : "MISSED"}${note}`);
+      }
+    }
+    for (const d of res.offlineDetails || []) {
+      if (d.error) lines.push(`offline ${d.size}: ERROR ${d.error.split("\n")[0]}`);
+      else if (d.navigatorOnLine !== null && d.navigatorOnLine !== undefined) lines.push(`offline ${d.size}: navigator.onLine = ${d.navigatorOnLine} (left as it is)`);
+    }
+    const missed = res.offline.filter((r) => !r.met);
+    lines.push(missed.length ? `offline targets missed: ${missed.map((r) => `${r.figure}@${r.size} (${fmtRatio(r.ratio)})`).join(", ")}` : "offline targets: all met");
   }
   return lines.join("\n");
 }

@@ -2,7 +2,7 @@
 // Benchmark runner: SDK (pkg/) vs pure-JavaScript peers, in Node and in headless Chromium.
 //
 //   node bench/run.mjs [--quick] [--sizes=1000,10000] [--node-only | --browser-only]
-//                          [--workloads=W1,W4,ingest] [--seed=N] [--pkg=DIR] [--results=DIR] [--serve] [--help]
+//                          [--workloads=W1,W4,ingest,offline] [--seed=N] [--pkg=DIR] [--results=DIR] [--serve] [--help]
 //
 // Results: bench/results/bench-node.json and bench-chromium.json (git-ignored).
 
@@ -29,6 +29,7 @@ const HELP = `usage: node bench/run.mjs [options]
   --quick              short run: sizes 1000,10000 (unless --sizes), fewer/shorter samples
   --sizes=1000,10000   document counts (default ${SIZES.join(",")})
   --workloads=W1,W4    subset of ${ALL_WORKLOADS.join(",")}
+                       (offline: the offline cache figures of issue 10, after the others)
   --seed=N             generator seed (default 20240601)
   --results=DIR        write bench-*.json there (default bench/results)
   --pkg=DIR            load the SDK from DIR (a scripts/build.sh output, e.g. PKG_DIR=...; default pkg/)
@@ -119,6 +120,8 @@ async function runNode(o) {
       heapUsed: () => process.memoryUsage().heapUsed,
       yield: () => new Promise((r) => setImmediate(r)),
       sdkStoreMemory: sdk.available ? (text) => workerMemory(sdk.specifier, text) : null,
+      offlineMemory: sdk.available ? (size) => offlineMemoryNode(sdk.specifier, size, o.seed) : null,
+      offlineStorage: "memory",
     },
   });
   res.env.gcExposed = !!gc;
@@ -139,6 +142,96 @@ async function workerMemory(specifier, text) {
     w.once("error", reject);
     w.once("exit", (code) => reject(new Error(`memory worker exited (${code})`)));
   });
+}
+
+/** The offline figures' memory probe: one prefetch in a fresh Node process (offline-memory.mjs). */
+async function offlineMemoryNode(specifier, size, seed) {
+  const { execFile } = await import("node:child_process");
+  const script = fileURLToPath(new URL("./offline-memory.mjs", import.meta.url));
+  return new Promise((resolve) => {
+    execFile(process.execPath, ["--expose-gc", script, specifier, String(size), String(seed)], { maxBuffer: 1 << 20, timeout: 10 * 60000 }, (err, stdout, stderr) => {
+      const line = String(stdout).trim().split("\n").pop();
+      try {
+        resolve(JSON.parse(line));
+      } catch {
+        resolve({ ok: false, reason: `probe process failed: ${err ? err.message : ""} ${String(stderr).slice(0, 300)}` });
+      }
+    });
+  });
+}
+
+/** Resident set size of a process in bytes (Linux /proc), 0 when unknown. */
+function processRss(pid) {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"));
+    return m ? Number(m[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * The same probe in Chromium: a new browser context (its own renderer process, JS heap
+ * and wasm instance). Besides the page's own figures (wasm memory, CDP heap usage), the
+ * runner reads the RSS of the renderer processes that appeared for it (/proc), sampled
+ * every 5 ms while the page says the prefetch runs (__benchRssWatch).
+ */
+async function offlineMemoryBrowser(browser, server, size, seed) {
+  const bcdp = await browser.newBrowserCDPSession().catch(() => null);
+  const renderers = async () => (bcdp ? (await bcdp.send("SystemInfo.getProcessInfo")).processInfo.filter((p) => p.type === "renderer").map((p) => p.id) : []);
+  const old = new Set(await renderers().catch(() => []));
+  const context = await browser.newContext();
+  let timer = null;
+  let sampler = null;
+  try {
+    const page = await context.newPage();
+    const cdp = await context.newCDPSession(page);
+    let done;
+    const finished = new Promise((resolve, reject) => {
+      done = resolve;
+      page.on("pageerror", (err) => reject(new Error(`memory probe page error: ${err.message}`)));
+      page.on("crash", () => reject(new Error("memory probe page crashed")));
+      timer = setTimeout(() => reject(new Error("memory probe timed out")), 10 * 60000);
+    });
+    let pids = null;
+    const rss = async () => {
+      if (!pids) pids = (await renderers()).filter((pid) => !old.has(pid));
+      let sum = 0;
+      for (const pid of pids) sum += processRss(pid);
+      return sum;
+    };
+    let peak = 0;
+    await page.exposeFunction("__benchGc", async () => {
+      await cdp.send("HeapProfiler.collectGarbage");
+    });
+    await page.exposeFunction("__benchHeapUsed", async () => (await cdp.send("Runtime.getHeapUsage")).usedSize);
+    await page.exposeFunction("__benchRss", async () => (bcdp ? { rss: await rss(), pids: pids.length } : null));
+    await page.exposeFunction("__benchRssWatch", async (on) => {
+      if (on) {
+        peak = await rss();
+        sampler = setInterval(() => {
+          let sum = 0;
+          for (const pid of pids) sum += processRss(pid);
+          peak = Math.max(peak, sum);
+        }, 5);
+        return peak;
+      }
+      clearInterval(sampler);
+      sampler = null;
+      return Math.max(peak, await rss());
+    });
+    await page.exposeFunction("__benchReport", (json) => done(json));
+    const { port } = server.address();
+    await page.goto(`http://127.0.0.1:${port}/bench/offline-memory.html?size=${size}&seed=${seed}`, { waitUntil: "load" });
+    return await finished;
+  } catch (err) {
+    return JSON.stringify({ ok: false, reason: String(err && err.message ? err.message : err) });
+  } finally {
+    clearTimeout(timer);
+    clearInterval(sampler);
+    await context.close().catch(() => {});
+    if (bcdp) await bcdp.detach().catch(() => {});
+  }
 }
 
 // ---------------------------------------------------------------------------------
@@ -238,8 +331,10 @@ async function runBrowser(o) {
     await page.exposeFunction("__benchHeapUsed", async () => (await cdp.send("Runtime.getHeapUsage")).usedSize);
     await page.exposeFunction("__benchReport", (json) => done(JSON.parse(json)));
     await page.exposeFunction("__benchFail", (msg) => fail(new Error(msg)));
+    await page.exposeFunction("__benchOfflineMemory", (size) => offlineMemoryBrowser(browser, server, size, o.seed));
     await page.goto(url, { waitUntil: "load" });
-    const limitMin = o.quick ? 10 : 20;
+    // (the offline figures at 100,000 documents add several minutes to a full run)
+    const limitMin = o.quick ? 15 : o.workloads.includes("offline") ? 45 : 20;
     const timer = setTimeout(() => fail(new Error(`timed out after ${limitMin} min`)), limitMin * 60000);
     let res;
     try {
@@ -269,21 +364,27 @@ async function main() {
   }
   const t0 = Date.now();
   let failed = false;
+  // an offline figure that could not be measured fails the run (exit 1), after both environments
+  const offlineFailed = (r) => (r && r.offlineDetails ? r.offlineDetails.some((d) => d.error) : false);
+  let incomplete = false;
   if (!o.browserOnly) {
     const r = await runNode(o);
     if (r.error) failed = true;
+    if (offlineFailed(r)) incomplete = true;
   }
   if (!o.nodeOnly && !failed) {
     try {
       const r = await runBrowser(o);
       if (r && r.error) failed = true;
+      if (offlineFailed(r)) incomplete = true;
     } catch (err) {
       console.error(`Chromium run failed: ${err.message}`);
       failed = true;
     }
   }
   console.log(`\ntotal ${((Date.now() - t0) / 1000).toFixed(0)} s`);
-  process.exitCode = failed ? 1 : 0;
+  if (incomplete) console.error("offline cache figures: a size failed (see ERROR above)");
+  process.exitCode = failed || incomplete ? 1 : 0;
 }
 
 main().catch((err) => {

@@ -8,9 +8,14 @@
 //   hooks.yield()              optional (async): let the event loop breathe
 //   hooks.sdkStoreMemory(text) optional (async): { ok, before, after, size } of putJson(text)
 //                              in a fresh SDK instance (memory-worker.mjs)
+//   hooks.offlineMemory(size)  optional (async): the memory probe of one prefetch in a fresh
+//                              process / browser context (offline-memory.mjs)
+//   hooks.offlineStorage       "memory" | "indexeddb": the offline figures' cache storage
+//                              (default: "indexeddb" where IndexedDB exists)
 
 import { generateDocuments, listText } from "./gen.mjs";
 import { makePeers, selfCheck, structuralHash, WORKLOADS, PAGE } from "./peers.mjs";
+import { runOffline } from "./offline.mjs";
 
 export const STORE_WORKLOADS = {
   ingest: "ingest list text (JSON.parse vs DocumentStore.putJson)",
@@ -18,7 +23,11 @@ export const STORE_WORKLOADS = {
   "W4-store-cold": "W4 on a DocumentStore, first query after put(1 document)",
 };
 
-export const ALL_WORKLOADS = [...Object.keys(WORKLOADS), ...Object.keys(STORE_WORKLOADS)];
+export const OFFLINE_WORKLOADS = {
+  offline: "offline cache figures (issue 10): a Client with an injected fetch; ratios against baselines of the same run",
+};
+
+export const ALL_WORKLOADS = [...Object.keys(WORKLOADS), ...Object.keys(STORE_WORKLOADS), ...Object.keys(OFFLINE_WORKLOADS)];
 
 export function measureOptions(quick) {
   return quick
@@ -48,13 +57,14 @@ function median(xs) {
  * Time `fn()`: warm up, pick an inner iteration count so one sample lasts >= sampleMinMs,
  * take several samples (a fixed small count for slow functions), return the median per call.
  * `before()` (optional, untimed, may be async) runs before every call; with it, every
- * sample is one call.
+ * sample is one call. With `awaitResult`, `fn()` returns a promise and a call lasts
+ * until it settles.
  */
-export async function measure(fn, opt, before = null) {
+export async function measure(fn, opt, before = null, awaitResult = false) {
   const one = async () => {
     if (before) await before();
     const t = now();
-    consume(fn());
+    consume(awaitResult ? await fn() : fn());
     return now() - t;
   };
   // warm-up; the fastest warm-up call calibrates (a GC pause in one call must not)
@@ -78,7 +88,8 @@ export async function measure(fn, opt, before = null) {
     if (inner === 1) samples.push(await one());
     else {
       const t = now();
-      for (let i = 0; i < inner; i++) consume(fn());
+      if (awaitResult) for (let i = 0; i < inner; i++) consume(await fn());
+      else for (let i = 0; i < inner; i++) consume(fn());
       samples.push((now() - t) / inner);
     }
   }
@@ -115,6 +126,8 @@ export async function runSuite({ env, sizes, quick, seed = 20240601, workloads =
     results: [],
     fastestPeer: [],
     memory: [],
+    offline: [],
+    offlineDetails: [],
   };
   if (!sdk.available) log(`SDK skipped: ${sdk.reason}`);
   else if (sdk.missing.length > 0) log(`SDK partial: lacks ${sdk.missing.join(", ")}; SDK rows only for ${out.sdk.workloads.join(", ")}`);
@@ -305,6 +318,56 @@ export async function runSuite({ env, sizes, quick, seed = 20240601, workloads =
     docs = null;
     text = null;
     await gc();
+  }
+
+  // --- offline cache figures (after every other workload: they allocate a lot and keep
+  // --- clients alive, which must not change the workloads' timings) ----------------------
+  if (workloads.includes("offline")) {
+    if (!sdk.available || !sdk.api || typeof sdk.api.Client !== "function") log(`offline: skipped (${sdk.available ? "the SDK has no Client" : "SDK not available"})`);
+    else {
+      const storage = hooks.offlineStorage || (typeof indexedDB !== "undefined" ? "indexeddb" : "memory");
+      for (const size of sizes) {
+        await gc();
+        let docs = generateDocuments(size, seed);
+        let peerW3 = out.results.filter((x) => x.size === size && x.workload === "W3" && x.kind === "peer" && !x.error);
+        if (peerW3.length === 0) {
+          // W3 was not selected: measure the peers' W3 here (not reported as W3 rows)
+          for (const p of peers) {
+            await gc();
+            await breathe();
+            const m = await measure(() => p.w.W3(docs), opt);
+            peerW3.push({ impl: `(${p.key}) ${p.name}`, medianMs: m.medianMs });
+          }
+        }
+        peerW3 = peerW3.map((r) => ({ impl: r.impl, medianMs: r.medianMs }));
+        const best = peers.find((p) => p.key === "e");
+        try {
+          log(`-- offline cache, ${size} documents (${storage} storage)`);
+          const input = { docs };
+          docs = null;
+          const r = await runOffline({
+            api: sdk.api,
+            input,
+            env: env.name,
+            storage,
+            measure,
+            opt,
+            quick,
+            peerW3,
+            checkFull: size <= 10000 && best ? { w3: best.w.W3 } : null,
+            hooks: { gc: hooks.gc, log, offlineMemory: hooks.offlineMemory || null },
+          });
+          out.offline.push(...r.rows);
+          out.offlineDetails.push(r.details);
+        } catch (err) {
+          const msg = String(err && err.stack ? err.stack : err).slice(0, 600);
+          log(`   offline ${size}: failed: ${msg}`);
+          out.offlineDetails.push({ size, storage, error: msg });
+        }
+        docs = null;
+        await gc();
+      }
+    }
   }
 
   // --- ratios and fastest peers ------------------------------------------------------
