@@ -189,6 +189,9 @@ pub struct Change {
     removed: Vec<(String, Vec<Rc<[u8]>>)>,
     tombstones: Vec<(String, Tombstones)>,
     drop_lists: Vec<(String, String)>,
+    /// Whether applying it may leave a text unused (a document or a URL
+    /// replaced, a list changed): only then is collection worth planning.
+    may_free: bool,
 }
 
 impl Change {
@@ -207,10 +210,11 @@ impl Change {
         self.removed.extend(other.removed);
         self.tombstones.extend(other.tombstones);
         self.drop_lists.extend(other.drop_lists);
+        self.may_free |= other.may_free;
     }
 
     /// The ids (decoded) of the documents this change writes.
-    fn ids(&self) -> Vec<Vec<u8>> {
+    pub(crate) fn ids(&self) -> Vec<Vec<u8>> {
         self.segments
             .iter()
             .filter_map(|(_, _, batch)| batch.as_ref())
@@ -221,6 +225,11 @@ impl Change {
     /// The storage writes: `(key, text)` pairs.
     pub fn puts(&self) -> &[(String, String)] {
         &self.puts
+    }
+
+    /// Whether collection is worth planning after it is applied.
+    pub fn may_free(&self) -> bool {
+        self.may_free || !self.removed.is_empty() || !self.drop_lists.is_empty()
     }
 
     /// The storage keys to remove.
@@ -313,6 +322,11 @@ impl Cache {
         self.bytes
     }
 
+    /// Whether the kept texts exceed `maxBytes`.
+    pub fn over_budget(&self) -> bool {
+        self.max_bytes.is_some_and(|max| self.bytes > max)
+    }
+
     /// Forgets everything (storage is cleared by the caller).
     pub fn clear(&mut self) {
         let session = std::mem::take(&mut self.session);
@@ -397,6 +411,13 @@ impl Cache {
                     .push(((variant.clone(), name.clone()), id.to_vec()));
             }
         }
+        change.may_free = url.is_some_and(|url| self.urls.contains_key(url))
+            || batch.as_ref().is_some_and(|batch| {
+                let store = self.variants.get(&variant);
+                batch
+                    .ids()
+                    .any(|id| store.is_some_and(|store| store.contains(id)))
+            });
         change.segments.push((key, segment, batch));
         Ok(change)
     }
@@ -941,7 +962,14 @@ impl Cache {
             .ok_or_else(|| not_cached("the list's documents are not cached"))?;
         check_coverage(store, list, query)?;
         let members = &list.members;
-        let body = store.query_members(query, &|id| members.contains(id), members.len())?;
+        // Every member of a complete list is stored: when the store holds as
+        // many documents, it holds exactly the list, and no document needs a
+        // membership test.
+        let body = if members.len() == store.len() {
+            store.query_json(query, None)?
+        } else {
+            store.query_members(query, &|id| members.contains(id), members.len())?
+        };
         self.touch(&key);
         Ok(Answer { body, fetched_at })
     }

@@ -831,11 +831,13 @@ impl DocumentStore {
             Some(name) => self.content_types.get(name).copied().unwrap_or(0),
             None => self.by_id.len(),
         };
-        let keep = |stored: &Slot| match content_type {
-            Some(name) => stored.content_type.as_deref() == Some(name),
-            None => true,
-        };
-        self.answer(query, total, &keep)
+        match content_type {
+            Some(name) => {
+                let keep = |stored: &Slot| stored.content_type.as_deref() == Some(name);
+                self.answer(query, total, Some(&keep))
+            }
+            None => self.answer(query, total, None),
+        }
     }
 
     /// [`query_json`](Self::query_json) over the documents whose ids
@@ -846,14 +848,14 @@ impl DocumentStore {
         member: &dyn Fn(&[u8]) -> bool,
         total: usize,
     ) -> Result<String> {
-        self.answer(query, total, &|stored: &Slot| member(&stored.id))
+        self.answer(query, total, Some(&|stored: &Slot| member(&stored.id)))
     }
 
     fn answer(
         &mut self,
         query: &Query,
         total: usize,
-        keep: &dyn Fn(&Slot) -> bool,
+        keep: Option<&dyn Fn(&Slot) -> bool>,
     ) -> Result<String> {
         let position = self.index_for(query.sorting())?;
         let (offset, count) = page_bounds(query, total);
@@ -861,15 +863,26 @@ impl DocumentStore {
             Some(index) => &index.order,
             None => return Err(Error::invalid_argument("the sort index is missing")),
         };
-        let page = order
-            .iter()
-            .filter_map(|slot| self.slots.get(*slot as usize).and_then(Option::as_ref))
-            .filter(|stored| keep(stored))
-            .skip(offset)
-            .take(count);
+        let slot = |slot: &u32| self.slots.get(*slot as usize).and_then(Option::as_ref);
+        // Every document counts: the page is a slice of the index, wherever it starts.
+        let page: Vec<&Slot> = match keep {
+            None => order
+                .get(offset..offset.saturating_add(count).min(order.len()))
+                .unwrap_or_default()
+                .iter()
+                .filter_map(slot)
+                .collect(),
+            Some(keep) => order
+                .iter()
+                .filter_map(slot)
+                .filter(|stored| keep(stored))
+                .skip(offset)
+                .take(count)
+                .collect(),
+        };
         let plan = Plan::compile(query.selection().unwrap_or(&Selection::All))?;
         let mut out = Vec::with_capacity(64 + count * 256);
-        let texts = page.map(|stored| Ok(stored.text.as_str()));
+        let texts = page.into_iter().map(|stored| Ok(stored.text.as_str()));
         open_envelope(&mut out, texts, &plan, query, count, total)?;
         out.push(b'}');
         String::from_utf8(out).map_err(|error| Error::Decode {

@@ -288,23 +288,27 @@ impl OfflineCache {
         let _ = JsFuture::from(previous).await;
         let planned = plan(&mut self.state.borrow_mut());
         let result = match planned {
-            Ok((change, value)) => match self.write(change).await {
-                Ok(()) => {
-                    let collect = self.state.borrow().plan_collect();
-                    self.write(collect).await.map(|()| value)
-                }
-                Err(error) => {
-                    if is_quota(&error) {
-                        // Make room for the next writes: evict whole lists,
-                        // memory and storage together.
-                        let room = self.state.borrow().plan_make_room();
-                        if let Err(also) = self.write(room).await {
-                            self.report(also);
-                        }
+            Ok((change, value)) => {
+                let may_free = change.may_free();
+                match self.write(change).await {
+                    Ok(()) if may_free || self.state.borrow().over_budget() => {
+                        let collect = self.state.borrow().plan_collect();
+                        self.write(collect).await.map(|()| value)
                     }
-                    Err(error)
+                    Ok(()) => Ok(value),
+                    Err(error) => {
+                        if is_quota(&error) {
+                            // Make room for the next writes: evict whole lists,
+                            // memory and storage together.
+                            let room = self.state.borrow().plan_make_room();
+                            if let Err(also) = self.write(room).await {
+                                self.report(also);
+                            }
+                        }
+                        Err(error)
+                    }
                 }
-            },
+            }
             Err(error) => Err(error),
         };
         if let Some(release) = release {

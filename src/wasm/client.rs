@@ -345,6 +345,7 @@ impl JsClient {
                 url,
                 expect,
                 signal,
+                recorded: Rc::default(),
             };
             Ok(async move { Ok(request.resolve(cache).await?.to_js()) })
         })())
@@ -627,6 +628,7 @@ impl JsClient {
                 Ok(Resolved {
                     body: Rc::new(body),
                     facts: Facts::default(),
+                    ids: None,
                     source,
                     stale,
                     cached_at,
@@ -663,9 +665,12 @@ impl JsClient {
             Ok(async move {
                 let mut ids: Vec<Vec<u8>> = Vec::new();
                 let (mut total, mut pages) = (0u64, 0u64);
-                while let Some(page) = state.fetch_next().await? {
+                while let Some(mut page) = state.fetch_next().await? {
                     pages += 1;
-                    ids.extend(crate::cache::page_ids(&page.body));
+                    match page.ids.take() {
+                        Some(recorded) => ids.extend(recorded),
+                        None => ids.extend(crate::cache::page_ids(&page.body)),
+                    }
                     total = page.facts.total.unwrap_or(ids.len() as u64);
                     if let Some(progress) = &progress {
                         let report = js_sys::Object::new();
@@ -803,10 +808,13 @@ impl PageState {
             url,
             expect: Expect::List,
             signal: self.signal.clone(),
+            recorded: Rc::default(),
         };
         let page = if self.refresh {
             let (body, facts) = request.network(self.cache.as_ref(), true).await?;
-            Resolved::network(body, facts)
+            let mut page = Resolved::network(body, facts);
+            page.ids = request.recorded.borrow_mut().take();
+            page
         } else {
             request.resolve(self.cache.clone()).await?
         };
@@ -868,6 +876,8 @@ struct Request {
     url: String,
     expect: Expect,
     signal: Option<AbortSignal>,
+    /// The ids of the documents the cache recorded from the response.
+    recorded: Rc<RefCell<Option<Vec<Vec<u8>>>>>,
 }
 
 impl Request {
@@ -898,7 +908,7 @@ impl Request {
         if let Some(cache) = cache {
             let now = js_sys::Date::now();
             let text = body.clone();
-            let _ = cache
+            let recorded = cache
                 .record(|state| {
                     let change = state.plan_response(
                         Some(&self.url),
@@ -908,9 +918,17 @@ impl Request {
                         text,
                         now,
                     )?;
-                    Ok((change, ()))
+                    let ids = change.ids();
+                    Ok((change, ids))
                 })
                 .await;
+            // The ids the cache read (prefetch collects them without reading
+            // the page again); a stale page recorded nothing.
+            if let Ok(ids) = recorded {
+                if !ids.is_empty() || facts.count == 0 {
+                    *self.recorded.borrow_mut() = Some(ids);
+                }
+            }
         }
         Ok((body, facts))
     }
@@ -1013,6 +1031,8 @@ impl Request {
 struct Resolved {
     body: Rc<String>,
     facts: Facts,
+    /// The ids the cache recorded from it (prefetch).
+    ids: Option<Vec<Vec<u8>>>,
     source: &'static str,
     stale: bool,
     /// When a cached answer was received (Unix ms).
@@ -1024,6 +1044,7 @@ impl Resolved {
         Resolved {
             body,
             facts,
+            ids: None,
             source: "network",
             stale: false,
             cached_at: None,
@@ -1036,6 +1057,7 @@ impl Resolved {
         Resolved {
             body: Rc::new(answer.body),
             facts,
+            ids: None,
             source: "cache",
             stale,
             cached_at: Some(answer.fetched_at),
