@@ -125,6 +125,16 @@ async function runNode(o) {
     },
   });
   res.env.gcExposed = !!gc;
+  // Refresh traffic (issue 12), with the offline figures: Node only (bytes on the wire).
+  if (sdk.available && o.workloads.includes("offline")) {
+    const { refreshFigures } = await import("./refresh.mjs");
+    const mod = await import(sdk.specifier);
+    await mod.ready();
+    const sizes = o.sizes.filter((size) => size >= 10000);
+    console.log("\n### refresh: bytes and time against a full prefetch (target: at most 5% of the bytes)");
+    res.refresh = await refreshFigures(mod, { sizes: sizes.length ? sizes : o.sizes, seed: o.seed, log: (l) => console.log(l) });
+    if (res.refresh.some((row) => !row.ok)) res.error = "refresh counted changes wrongly";
+  }
   console.log("\n" + formatReport(res));
   console.log(`\nwrote ${writeResults("node", res, o.results)}`);
   return res;
