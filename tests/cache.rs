@@ -1,7 +1,9 @@
 //! The offline cache's rules, natively: the store per variant, revisions
 //! and stale responses, completeness, coverage, persistence round trips,
 //! two tabs on one storage, eviction.
-#![cfg(not(target_arch = "wasm32"))]
+
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
 
 #[path = "common/value_api.rs"]
 mod value_api;

@@ -1,7 +1,11 @@
 //! The engine (text, iterative) against the plain recursive reference in
 //! `common/json_ref.rs`, on generated JSON: repeated keys, lone surrogates,
 //! numbers beyond `f64`, `__proto__`, nested arrays under `*`.
-#![cfg(not(target_arch = "wasm32"))]
+
+#[path = "common/harness.rs"]
+mod harness;
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
 
 #[path = "common/json_ref.rs"]
 mod json_ref;
@@ -153,7 +157,7 @@ fn parts(selection: &Selection) -> Option<&content_repo::Parts> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 1500, ..ProptestConfig::default() })]
+    #![proptest_config(harness::config(1500))]
 
     /// The scanner accepts what it is given, and agrees with serde_json on
     /// texts serde_json can read (no lone surrogates, numbers in range).
@@ -391,31 +395,26 @@ fn mixed_big_numbers_sort_exactly() {
 }
 
 /// Nesting far beyond what recursion could take, on a test thread's small
-/// stack: every reader is iterative.
+/// stack (on wasm32, the module's 1 MiB stack): every reader is iterative.
 #[test]
 fn deep_nesting_is_read_without_recursion() {
     let depth = 50_000;
     let deep = format!("{}1{}", "[".repeat(depth), "]".repeat(depth));
     let objects = format!("{}1{}", r#"{"a":"#.repeat(depth), "}".repeat(depth));
-    std::thread::Builder::new()
-        .stack_size(256 * 1024)
-        .spawn(move || {
-            for text in [&deep, &objects] {
-                assert!(validate(text).is_ok());
-                assert_eq!(normalize(text).unwrap(), **text);
-                assert!(value_key(text.as_bytes()).is_some());
-                let doc = format!(r#"{{"fields":{{"a":{text}}},"meta":{{"id":"1"}}}}"#);
-                for selection in ["a", "a/a/a", "*", "a/*/*"] {
-                    let plan = Plan::compile(&Selection::parse(selection).unwrap()).unwrap();
-                    assert!(select_document(&doc, &plan).is_ok(), "{selection}");
-                }
-                let list = format!("[{doc},{doc}]");
-                assert!(sort_list(&list, &[Sort::parse("fields.a", "ASC").unwrap()], None).is_ok());
+    harness::on_small_stack(256 * 1024, move || {
+        for text in [&deep, &objects] {
+            assert!(validate(text).is_ok());
+            assert_eq!(normalize(text).unwrap(), **text);
+            assert!(value_key(text.as_bytes()).is_some());
+            let doc = format!(r#"{{"fields":{{"a":{text}}},"meta":{{"id":"1"}}}}"#);
+            for selection in ["a", "a/a/a", "*", "a/*/*"] {
+                let plan = Plan::compile(&Selection::parse(selection).unwrap()).unwrap();
+                assert!(select_document(&doc, &plan).is_ok(), "{selection}");
             }
-        })
-        .unwrap()
-        .join()
-        .unwrap();
+            let list = format!("[{doc},{doc}]");
+            assert!(sort_list(&list, &[Sort::parse("fields.a", "ASC").unwrap()], None).is_ok());
+        }
+    });
     let too_deep = format!(
         "{}1{}",
         "[".repeat(MAX_DEPTH + 1),

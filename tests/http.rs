@@ -1,6 +1,8 @@
 //! The pure half of the HTTP client: retry decisions, Retry-After, error
 //! bodies, response decoding and pagination.
-#![cfg(not(target_arch = "wasm32"))]
+
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
 
 use content_repo::http::response::{check, http_error, next_offset, Expect, Facts};
 use content_repo::http::retry::{

@@ -1,5 +1,7 @@
 //! Table tests for every ordering rule of SPEC.md section 2.
-#![cfg(not(target_arch = "wasm32"))]
+
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
 
 use std::cmp::Ordering::{self, Equal, Greater, Less};
 

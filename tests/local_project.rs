@@ -1,5 +1,7 @@
 //! Table tests for every projection rule of SPEC.md section 3.
-#![cfg(not(target_arch = "wasm32"))]
+
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
 
 #[path = "common/value_api.rs"]
 mod value_api;

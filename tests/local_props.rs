@@ -1,7 +1,11 @@
 //! Property tests: the local engine against a simple reference written here
 //! from the SPEC text alone (naive comparator, direct recursive projection,
 //! a list model of the store).
-#![cfg(not(target_arch = "wasm32"))]
+
+#[path = "common/harness.rs"]
+mod harness;
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
 
 use std::cmp::Ordering;
 
@@ -464,7 +468,7 @@ fn selection_text() -> impl Strategy<Value = String> {
 // ---------------------------------------------------------------- properties
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(400))]
+    #![proptest_config(harness::config(400))]
 
     #[test]
     fn value_order_matches_reference(a in value(), b in value()) {

@@ -1,6 +1,10 @@
 //! Property tests: round trips of the selection's canonical form and of the
 //! query string, and the encoder against its decoder.
-#![cfg(not(target_arch = "wasm32"))]
+
+#[path = "common/harness.rs"]
+mod harness;
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
 
 use content_repo::query::encode::{form_decode, form_pairs, form_urlencode};
 use content_repo::{Direction, Filter, Join, Query, Selection};
@@ -155,7 +159,7 @@ fn query() -> impl Strategy<Value = Query> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(512))]
+    #![proptest_config(harness::config(512))]
 
     #[test]
     fn canonical_form_parses_back_to_the_same_tree(text in selection_text(3)) {

@@ -1,5 +1,8 @@
 //! Golden URLs, parameter validation and query-string parsing.
 
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+
 use content_repo::{ClientConfig, Direction, Endpoint, Error, Filter, Join, Query};
 
 fn client() -> ClientConfig {

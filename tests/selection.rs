@@ -1,5 +1,8 @@
 //! Table tests for the selection grammar, its errors and its canonical form.
 
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+
 use content_repo::{Error, Selection};
 
 fn canonical(text: &str) -> String {

@@ -1,6 +1,8 @@
 //! The document store: revision rule, index upkeep on every kind of write,
 //! `put_json` of malformed or truncated text.
-#![cfg(not(target_arch = "wasm32"))]
+
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
 
 #[path = "common/value_api.rs"]
 mod value_api;
