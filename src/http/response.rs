@@ -246,24 +246,26 @@ pub fn excerpt(text: &str, secret: &str, chars: usize) -> String {
 }
 
 /// A top-level string of the object at `start` named `name`; `"error"` may
-/// also be an object whose `message` is read.
+/// also be an object whose `message` is read. A repeated key is read as
+/// `JSON.parse` reads it: the last one counts (`{"message": "a",
+/// "message": 5}` has no message).
 fn message_at(bytes: &[u8], start: usize, names: &[&[u8]], depth: usize) -> Option<String> {
     let mut found = None;
     let mut scratch = Vec::new();
     crate::engine::list::entries(bytes, start, |name, _, value| {
         let end = json::value_end(bytes, value)?;
-        if found.is_none() && names.contains(&name) {
-            match bytes.get(value) {
+        if names.contains(&name) {
+            found = match bytes.get(value) {
                 Some(b'"') => {
                     let (end, escaped) = json::string_end(bytes, value)?;
                     let text = json::string_bytes(bytes, value, end, escaped, &mut scratch);
-                    found = Some(String::from_utf8_lossy(text).into_owned());
+                    Some(String::from_utf8_lossy(text).into_owned())
                 }
                 Some(b'{') if name == b"error" && depth == 0 => {
-                    found = message_at(bytes, value, &[b"message"], 1);
+                    message_at(bytes, value, &[b"message"], 1)
                 }
-                _ => {}
-            }
+                _ => None,
+            };
         }
         Ok(end)
     })
