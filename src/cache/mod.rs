@@ -385,13 +385,19 @@ impl Cache {
         ids: Vec<Vec<u8>>,
         now: f64,
     ) {
-        let text_ids: Vec<String> = ids
+        // An id is kept as text, or (holding a lone surrogate, so not
+        // UTF-8) as the array of its WTF-8 bytes: a reload must find every
+        // member again, byte for byte.
+        let stored_ids: Vec<Value> = ids
             .iter()
-            .map(|id| String::from_utf8_lossy(id).into_owned())
+            .map(|id| match std::str::from_utf8(id) {
+                Ok(text) => Value::from(text),
+                Err(_) => Value::from(id.clone()),
+            })
             .collect();
         change.puts.push((
             list_entry_key(variant, endpoint),
-            json!({ "v": SCHEMA, "ids": text_ids, "fetchedAt": now }).to_string(),
+            json!({ "v": SCHEMA, "ids": stored_ids, "fetchedAt": now }).to_string(),
         ));
         let list = List {
             members: ids.into_iter().map(|id| Rc::from(id.as_slice())).collect(),
@@ -840,7 +846,14 @@ fn read_list(key: &str, rest: &str, text: &str) -> Result<(String, String, Vec<V
         .and_then(Value::as_array)
         .and_then(|ids| {
             ids.iter()
-                .map(|id| id.as_str().map(|id| id.as_bytes().to_vec()))
+                .map(|id| match id {
+                    Value::String(text) => Some(text.as_bytes().to_vec()),
+                    Value::Array(bytes) => bytes
+                        .iter()
+                        .map(|byte| byte.as_u64().and_then(|byte| u8::try_from(byte).ok()))
+                        .collect(),
+                    _ => None,
+                })
                 .collect::<Option<Vec<_>>>()
         })
         .ok_or_else(|| corrupt(key, "no ids", text))?;
