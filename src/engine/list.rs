@@ -13,6 +13,7 @@
 //! # Ok::<(), content_repo::json::Syntax>(())
 //! ```
 
+use std::collections::HashMap;
 use std::ops::Range;
 
 use crate::json::{self, skip_space, Syntax};
@@ -106,6 +107,9 @@ pub fn frame(text: &str) -> Result<Shape, Syntax> {
         }
         Some(b'{') => {
             let mut list: Vec<Entry> = Vec::new();
+            // The position of each name in `list`: a lookup per entry, so
+            // that an object of many keys is framed in linear time.
+            let mut positions: HashMap<Vec<u8>, usize> = HashMap::new();
             let mut data: Option<Vec<Range<usize>>> = None;
             let end = entries(bytes, start, |name, key, value| {
                 let (elements, end) = match (name, bytes.get(value)) {
@@ -118,13 +122,16 @@ pub fn frame(text: &str) -> Result<Shape, Syntax> {
                 if name == b"data" {
                     data = elements;
                 }
-                match list.iter_mut().find(|entry| entry.name == name) {
+                match positions.get(name).and_then(|at| list.get_mut(*at)) {
                     Some(entry) => entry.value = value..end,
-                    None => list.push(Entry {
-                        name: name.to_vec(),
-                        key,
-                        value: value..end,
-                    }),
+                    None => {
+                        positions.insert(name.to_vec(), list.len());
+                        list.push(Entry {
+                            name: name.to_vec(),
+                            key,
+                            value: value..end,
+                        });
+                    }
                 }
                 Ok(end)
             })?;
