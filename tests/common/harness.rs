@@ -9,11 +9,13 @@
 //!   test there;
 //! - [`config`]: proptest settings that work on both (no failure files on
 //!   wasm32, a fixed seed there, `PROPTEST_CASES` read on both);
+//! - [`guard`]: one call into the core with a panic turned into a failure
+//!   that names the call and its input;
 //! - [`env`], [`Stopwatch`], [`on_small_stack`]: environment variables,
 //!   a clock and a small native stack, which wasm32 provides differently.
 #![allow(dead_code)]
 
-use proptest::test_runner::Config;
+use proptest::test_runner::{Config, TestCaseError};
 
 /// An environment variable: natively the process's, on wasm32 Node's
 /// `process.env` (the runner starts Node with the environment of `cargo
@@ -124,5 +126,69 @@ pub fn on_small_stack(bytes: usize, run: impl FnOnce() + Send + 'static) {
     {
         let _ = bytes;
         run();
+    }
+}
+
+/// How much of an input a failure shows (proptest shows all of a failing
+/// case; a corpus case is named by its file).
+const SHOWN: usize = 300;
+
+fn describe(entry: &str, input: &str) -> String {
+    let shown: String = input.chars().take(SHOWN).collect();
+    let more = if shown.len() < input.len() {
+        format!("… ({} bytes in all)", input.len())
+    } else {
+        String::new()
+    };
+    format!("{entry} panicked on {shown:?}{more}")
+}
+
+/// Calls `run`, one entry of the core (`entry` names it) on `input`: a
+/// panic is a test failure naming the entry and the input, never an abort
+/// of the suite. Natively the panic is caught (`catch_unwind`); on wasm32,
+/// where a panic aborts the module (`panic = abort`), the entry and input
+/// are logged by the panic hook before the test fails.
+pub fn guard<T>(entry: &str, input: &str, run: impl FnOnce() -> T) -> Result<T, TestCaseError> {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)).map_err(|panic| {
+            let message = panic
+                .downcast_ref::<&str>()
+                .map(|text| (*text).to_owned())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            TestCaseError::fail(format!("{}: {message}", describe(entry, input)))
+        })
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        use std::cell::RefCell;
+        thread_local! {
+            static CURRENT: RefCell<Option<String>> = const { RefCell::new(None) };
+        }
+        static HOOK: std::sync::Once = std::sync::Once::new();
+        HOOK.call_once(|| {
+            let previous = std::panic::take_hook();
+            std::panic::set_hook(Box::new(move |info| {
+                if let Some(what) = CURRENT.with(|current| current.borrow().clone()) {
+                    wasm_bindgen_test::console_log!("{what}");
+                }
+                previous(info);
+            }));
+        });
+        CURRENT.with(|current| *current.borrow_mut() = Some(describe(entry, input)));
+        let out = run();
+        CURRENT.with(|current| *current.borrow_mut() = None);
+        Ok(out)
+    }
+}
+
+/// [`config`] for the fuzz suites: failures are not written to a
+/// `.proptest-regressions` file on either target; a failing input is kept
+/// in `tests/corpus/` instead, where every target replays it.
+pub fn fuzz_config(cases: u32) -> Config {
+    Config {
+        failure_persistence: None,
+        ..config(cases)
     }
 }
