@@ -59,10 +59,11 @@ step "wasm-bindgen-test (Node and headless Chromium)" wasm_tests
 # The native core tests (every tests/*.rs but the boundary's node.rs and
 # web.rs: unit, table, property and fuzz tests) and the doctests, compiled to
 # wasm32 and run in Node: 32-bit usize, the 1 MiB wasm stack, wasm floats.
-# About half a minute warm (proptest suites run their native case counts;
-# the fuzz suites a fixed seed, tests/common/harness.rs). A doctest is a
-# plain main(), run by scripts/wasm-doctest.mjs (wasm-bindgen-test-runner
-# would report "no tests to run!" and pass).
+# About half a minute warm, the fuzz suites 11 to 16 s of it (every proptest
+# suite runs its native case count, with a fixed seed on wasm32:
+# tests/common/harness.rs). A doctest is a plain main(), run by
+# scripts/wasm-doctest.mjs (wasm-bindgen-test-runner would report "no tests
+# to run!" and pass).
 wasm_core_tests() {
   local file targets=()
   for file in tests/*.rs; do
