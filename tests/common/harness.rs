@@ -1,6 +1,6 @@
 //! What lets a native test file run compiled to `wasm32-unknown-unknown`
-//! too, under wasm-bindgen-test in Node (`scripts/test.sh`, the step
-//! "core tests on wasm32"), with 32-bit `usize`, the 1 MiB wasm stack and
+//! too, under wasm-bindgen-test in Node (`scripts/test.sh`, the step "core
+//! tests and doctests on wasm32"), with 32-bit `usize`, the 1 MiB wasm stack and
 //! wasm's floats:
 //!
 //! - each test file writes, next to its `#[test]`s,
@@ -11,23 +11,15 @@
 //!   wasm32, a fixed seed there, `PROPTEST_CASES` read on both);
 //! - [`guard`]: one call into the core with a panic turned into a failure
 //!   that names the call and its input;
-//! - [`env`], [`Stopwatch`], [`on_small_stack`]: environment variables,
-//!   a clock and a small native stack, which wasm32 provides differently.
+//! - [`Stopwatch`], [`on_small_stack`]: a clock and a small native stack,
+//!   which wasm32 provides differently.
 #![allow(dead_code)]
 
 use proptest::test_runner::{Config, TestCaseError};
 
-/// An environment variable: natively the process's, on wasm32 Node's
-/// `process.env` (the runner starts Node with the environment of `cargo
-/// test`); `None` when unset or not text.
-#[cfg(not(target_arch = "wasm32"))]
-pub fn env(name: &str) -> Option<String> {
-    std::env::var(name).ok()
-}
-
-/// An environment variable: natively the process's, on wasm32 Node's
-/// `process.env` (the runner starts Node with the environment of `cargo
-/// test`); `None` when unset or not text.
+/// An environment variable on wasm32: Node's `process.env` (the runner
+/// starts Node with the environment of `cargo test`; `std::env` sees none
+/// there); `None` when unset or not text.
 #[cfg(target_arch = "wasm32")]
 pub fn env(name: &str) -> Option<String> {
     use js_sys::Reflect;
