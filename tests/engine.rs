@@ -438,3 +438,49 @@ fn apply_query_pages_and_selects() {
         r#"{"data":[{"fields":{"n":1},"meta":{"id":"2"}},{"fields":{"n":2},"meta":{"id":"1"}}],"meta":{"count":2,"limit":25,"offset":0,"total":2},"includes":{"a":[{"fields":{"x":1}}]}}"#
     );
 }
+
+/// A list read a piece at a time (its documents, an envelope's entries)
+/// counts the levels around each piece toward `MAX_DEPTH`: every entry
+/// refuses exactly what `validate` refuses. (A fuzz find: `frame`, and so
+/// `check`, `put_json` and `apply_query`, accepted a list nested 100,001 or
+/// 100,002 levels in all.)
+#[test]
+fn the_depth_limit_counts_a_lists_own_levels() {
+    use content_repo::engine::list::frame;
+    use content_repo::http::response::{check, Expect};
+    use content_repo::store::DocumentStore;
+    let deep = |levels: usize| format!("{}1{}", "[".repeat(levels), "]".repeat(levels));
+    // (the text around a value nested `levels` deep, the levels around it)
+    let wraps: [(&str, &str, usize); 4] = [
+        (r#"[{"fields":{"a":"#, r#"},"meta":{"id":"1"}}]"#, 3),
+        (
+            r#"{"data":[{"fields":{"a":"#,
+            r#"},"meta":{"id":"1"}}]}"#,
+            4,
+        ),
+        (r#"{"data":[],"x":"#, "}", 1),
+        ("[", "]", 1),
+    ];
+    for (before, after, around) in wraps {
+        for total in [MAX_DEPTH, MAX_DEPTH + 1] {
+            let text = format!("{before}{}{after}", deep(total - around));
+            let valid = total <= MAX_DEPTH;
+            assert_eq!(validate(&text).is_ok(), valid, "{before} {total}");
+            assert_eq!(frame(&text).is_ok(), valid, "frame {before} {total}");
+            assert_eq!(
+                check(&text, Expect::Any, "k").is_ok(),
+                valid,
+                "check {before} {total}"
+            );
+            let list = before.starts_with('[') || before.contains("data");
+            if list && around > 1 {
+                let mut store = DocumentStore::new();
+                assert_eq!(
+                    store.put_json(text.clone()).is_ok(),
+                    valid,
+                    "put_json {before} {total}"
+                );
+            }
+        }
+    }
+}

@@ -49,8 +49,14 @@ pub enum Shape {
     Scalar,
 }
 
-/// The element ranges of the array at `start` (a `[`) and the index after it.
-fn elements(bytes: &[u8], start: usize) -> Result<(Vec<Range<usize>>, usize), Syntax> {
+/// The element ranges of the array at `start` (a `[`) and the index after
+/// it; the array is `levels` deep (itself included), which the depth limit
+/// of its elements counts.
+fn elements(
+    bytes: &[u8],
+    start: usize,
+    levels: usize,
+) -> Result<(Vec<Range<usize>>, usize), Syntax> {
     let mut out = Vec::new();
     let mut index = skip_space(bytes, start + 1);
     if bytes.get(index) == Some(&b']') {
@@ -58,7 +64,7 @@ fn elements(bytes: &[u8], start: usize) -> Result<(Vec<Range<usize>>, usize), Sy
     }
     loop {
         let value = skip_space(bytes, index);
-        let end = json::value_end(bytes, value)?;
+        let end = json::value_end_within(bytes, value, levels)?;
         out.push(value..end);
         index = skip_space(bytes, end);
         match bytes.get(index) {
@@ -102,7 +108,7 @@ pub fn frame(text: &str) -> Result<Shape, Syntax> {
     let start = skip_space(bytes, 0);
     let (shape, end) = match bytes.get(start) {
         Some(b'[') => {
-            let (documents, end) = elements(bytes, start)?;
+            let (documents, end) = elements(bytes, start, 1)?;
             (Shape::Array(documents), end)
         }
         Some(b'{') => {
@@ -114,10 +120,10 @@ pub fn frame(text: &str) -> Result<Shape, Syntax> {
             let end = entries(bytes, start, |name, key, value| {
                 let (elements, end) = match (name, bytes.get(value)) {
                     (b"data", Some(b'[')) => {
-                        let (found, end) = elements(bytes, value)?;
+                        let (found, end) = elements(bytes, value, 2)?;
                         (Some(found), end)
                     }
-                    _ => (None, json::value_end(bytes, value)?),
+                    _ => (None, json::value_end_within(bytes, value, 1)?),
                 };
                 if name == b"data" {
                     data = elements;
