@@ -101,9 +101,15 @@ fn replay(name: &str, bytes: &[u8]) -> Result<(), TestCaseError> {
                     "fields=fields%28*%29%2Cmeta",
                     "fields=fields%2Fa%2Cmeta%28id%2Crevision%29",
                 ] {
-                    oracle::cache_check(&documents, &query(first)?, &offline, None)?;
+                    oracle::cache_check(&documents, &query(first)?, &offline, None, None)?;
                 }
-                oracle::cache_check(&documents, &Query::new(), &offline, Some(text.len()))?;
+                oracle::cache_check(
+                    &documents,
+                    &Query::new(),
+                    &offline,
+                    Some(text.len()),
+                    Some(2),
+                )?;
             }
             Ok(())
         }
@@ -119,7 +125,8 @@ fn replay(name: &str, bytes: &[u8]) -> Result<(), TestCaseError> {
             let documents = oracle::cache_documents(list).ok_or_else(|| {
                 TestCaseError::fail("the list of a .cache file holds documents with unique ids")
             })?;
-            oracle::cache_check(&documents, &first, &offline, None)
+            oracle::cache_check(&documents, &first, &offline, None, None)?;
+            oracle::cache_check(&documents, &first, &offline, None, Some(1))
         }
         other => Err(TestCaseError::fail(format!("no replay for .{other} files"))),
     }

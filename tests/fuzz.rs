@@ -341,9 +341,13 @@ proptest! {
             }
             other => prop_assert!(false, "{:?}", other),
         }
+        // The SDK's own words ("expected a document object") may hold a
+        // short key anyway; what comes from the body never does.
+        let own = ["expected a list envelope with a `data` array", "expected a document object"];
         for expect in [Expect::List, Expect::Document, Expect::Any] {
             if let Err(Error::Decode { message, excerpt }) = harness::guard("response::check", &text, || check(&text, expect, &key))? {
-                prop_assert!(!message.contains(&key) && !excerpt.contains(&key), "{:?}: {:?} {:?}", text, message, excerpt);
+                prop_assert!(own.contains(&message.as_str()) || !message.contains(&key), "{:?}: {:?}", text, message);
+                prop_assert!(!excerpt.contains(&key), "{:?}: {:?}", text, excerpt);
             }
         }
     }
@@ -378,6 +382,7 @@ proptest! {
         first_locale in prop::bool::weighted(0.2),
         asks in prop::collection::vec((offline_ask(), prop::bool::weighted(0.2)), 1..4),
         max_bytes in prop::option::weighted(0.3, 0usize..6000),
+        pages in prop::option::weighted(0.3, 1u32..4),
     ) {
         let texts: Vec<String> = documents
             .into_iter()
@@ -389,7 +394,7 @@ proptest! {
             .collect();
         let first = variant_query(&first, first_locale)?;
         let queries: Vec<Query> = asks.iter().map(|(ask, locale)| variant_query(ask, *locale)).collect::<Result<_, _>>()?;
-        oracle::cache_check(&texts, &first, &queries, max_bytes)?;
+        oracle::cache_check(&texts, &first, &queries, max_bytes, pages)?;
     }
 }
 
@@ -400,7 +405,7 @@ proptest! {
     #[test]
     fn store_writes(
         lists in prop::collection::vec(gen::styled(gen::list()), 1..4),
-        deletes in prop::collection::vec(any::<usize>(), 0..3),
+        deletes in prop::collection::vec(any::<usize>(), 0..6),
         asks in asks(1..3),
     ) {
         let texts: Vec<String> = lists.into_iter().map(|(_, text)| text).collect();
