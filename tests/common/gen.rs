@@ -478,7 +478,7 @@ pub fn deep() -> BoxedStrategy<(String, usize)> {
 /// Arrays nested about as deep as the scanner reads (`MAX_DEPTH`, 100,000
 /// levels), just within it and just beyond.
 pub fn deepest() -> BoxedStrategy<(String, usize)> {
-    (99_996usize..100_001, 0u8..2)
+    (99_996usize..=100_001, 0u8..2)
         .prop_map(|(depth, wrap)| {
             let deep = nest(depth, 0, "1");
             match wrap {
