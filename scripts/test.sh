@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Every test suite: lints, native tests, the package build, wasm tests in
-# headless Chromium and Node, the JavaScript tests (package, guard, fixture
-# server, requests, browser) and the bundler matrix. Prints one summary line
-# at the end.
+# Every test suite: lints, native tests (fuzz suites included), the package
+# build, the boundary tests in headless Chromium and Node, the core tests and
+# doctests compiled to wasm32 in Node, the JavaScript tests (package, guard,
+# fixture server, requests, browser) and the bundler matrix. Prints one
+# summary line at the end.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -39,11 +40,15 @@ step "build pkg/" bash scripts/build.sh
 # 300 s renderer timeout, with or without extra flags). Each attempt is
 # bounded and a hang is retried, at most three times, and said so.
 # webdriver.json passes the flags this closed network needs.
+# Every wasm32 test is built with the `wasm-test` profile (Cargo.toml: debug
+# assertions and overflow checks, opt-level 1, no DWARF); one build serves
+# both wasm steps.
+wasm_test=(cargo test --profile wasm-test --target wasm32-unknown-unknown)
 wasm_tests() {
   local attempt
-  cargo test --target wasm32-unknown-unknown --tests --no-run || return 1
+  "${wasm_test[@]}" --test node --test web --no-run || return 1
   for attempt in 1 2 3; do
-    if timeout --kill-after=5 60 cargo test --target wasm32-unknown-unknown --tests; then
+    if timeout --kill-after=5 60 "${wasm_test[@]}" --test node --test web; then
       return 0
     fi
     printf '[test] wasm-bindgen-test attempt %s failed\n' "$attempt"
@@ -51,6 +56,26 @@ wasm_tests() {
   return 1
 }
 step "wasm-bindgen-test (Node and headless Chromium)" wasm_tests
+# The native core tests (every tests/*.rs but the boundary's node.rs and
+# web.rs: unit, table, property and fuzz tests) and the doctests, compiled to
+# wasm32 and run in Node: 32-bit usize, the 1 MiB wasm stack, wasm floats.
+# About half a minute warm, the fuzz suites 11 to 16 s of it (every proptest
+# suite runs its native case count, with a fixed seed on wasm32:
+# tests/common/harness.rs). A doctest is a plain main(), run by
+# scripts/wasm-doctest.mjs (wasm-bindgen-test-runner would report "no tests
+# to run!" and pass).
+wasm_core_tests() {
+  local file targets=()
+  for file in tests/*.rs; do
+    file=$(basename "$file" .rs)
+    [ "$file" = node ] || [ "$file" = web ] || targets+=(--test "$file")
+  done
+  "${wasm_test[@]}" "${targets[@]}" --no-run || return 1
+  WASM_BINDGEN_TEST_ONLY_NODE=1 timeout --kill-after=5 240 "${wasm_test[@]}" "${targets[@]}" || return 1
+  CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER="node $PWD/scripts/wasm-doctest.mjs" \
+    timeout --kill-after=5 240 "${wasm_test[@]}" --doc
+}
+step "core tests and doctests on wasm32 (Node)" wasm_core_tests
 # The bundler matrix (Vite 5-8, webpack, esbuild, an import map, workers,
 # service workers, Node import/require: about half a minute) is a suite of its
 # own in the summary; every other file of tests/js is the JS suite.

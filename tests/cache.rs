@@ -7,9 +7,13 @@
     clippy::panic,
     clippy::indexing_slicing,
     clippy::string_slice,
-    reason = "a test fails by panicking"
+    clippy::pedantic,
+    unreachable_pub,
+    reason = "a test fails by panicking; test code is not held to the pedantic lints"
 )]
-#![cfg(not(target_arch = "wasm32"))]
+
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
 
 #[path = "common/value_api.rs"]
 mod value_api;
@@ -31,10 +35,6 @@ fn doc(id: u32, revision: u64, title: &str, created: &str) -> Value {
     })
 }
 
-#[allow(
-    clippy::needless_pass_by_value,
-    reason = "callers build the documents inline; json! reads them by reference"
-)]
 fn list(docs: Vec<Value>, total: usize) -> Value {
     json!({ "data": docs, "meta": { "count": docs.len(), "limit": 25, "offset": 0, "total": total } })
 }

@@ -7,9 +7,15 @@
     clippy::panic,
     clippy::indexing_slicing,
     clippy::string_slice,
-    reason = "a test fails by panicking"
+    clippy::pedantic,
+    unreachable_pub,
+    reason = "a test fails by panicking; test code is not held to the pedantic lints"
 )]
-#![cfg(not(target_arch = "wasm32"))]
+
+#[path = "common/harness.rs"]
+mod harness;
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
 
 #[path = "common/json_ref.rs"]
 mod json_ref;
@@ -161,7 +167,7 @@ fn parts(selection: &Selection) -> Option<&content_repo::Parts> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 1500, ..ProptestConfig::default() })]
+    #![proptest_config(harness::config(1500))]
 
     /// The scanner accepts what it is given, and agrees with serde_json on
     /// texts serde_json can read (no lone surrogates, numbers in range).
@@ -399,31 +405,26 @@ fn mixed_big_numbers_sort_exactly() {
 }
 
 /// Nesting far beyond what recursion could take, on a test thread's small
-/// stack: every reader is iterative.
+/// stack (on wasm32, the module's 1 MiB stack): every reader is iterative.
 #[test]
 fn deep_nesting_is_read_without_recursion() {
     let depth = 50_000;
     let deep = format!("{}1{}", "[".repeat(depth), "]".repeat(depth));
     let objects = format!("{}1{}", r#"{"a":"#.repeat(depth), "}".repeat(depth));
-    std::thread::Builder::new()
-        .stack_size(256 * 1024)
-        .spawn(move || {
-            for text in [&deep, &objects] {
-                assert!(validate(text).is_ok());
-                assert_eq!(normalize(text).unwrap(), **text);
-                assert!(value_key(text.as_bytes()).is_some());
-                let doc = format!(r#"{{"fields":{{"a":{text}}},"meta":{{"id":"1"}}}}"#);
-                for selection in ["a", "a/a/a", "*", "a/*/*"] {
-                    let plan = Plan::compile(&Selection::parse(selection).unwrap()).unwrap();
-                    assert!(select_document(&doc, &plan).is_ok(), "{selection}");
-                }
-                let list = format!("[{doc},{doc}]");
-                assert!(sort_list(&list, &[Sort::parse("fields.a", "ASC").unwrap()], None).is_ok());
+    harness::on_small_stack(256 * 1024, move || {
+        for text in [&deep, &objects] {
+            assert!(validate(text).is_ok());
+            assert_eq!(normalize(text).unwrap(), **text);
+            assert!(value_key(text.as_bytes()).is_some());
+            let doc = format!(r#"{{"fields":{{"a":{text}}},"meta":{{"id":"1"}}}}"#);
+            for selection in ["a", "a/a/a", "*", "a/*/*"] {
+                let plan = Plan::compile(&Selection::parse(selection).unwrap()).unwrap();
+                assert!(select_document(&doc, &plan).is_ok(), "{selection}");
             }
-        })
-        .unwrap()
-        .join()
-        .unwrap();
+            let list = format!("[{doc},{doc}]");
+            assert!(sort_list(&list, &[Sort::parse("fields.a", "ASC").unwrap()], None).is_ok());
+        }
+    });
     let too_deep = format!(
         "{}1{}",
         "[".repeat(MAX_DEPTH + 1),
@@ -446,4 +447,50 @@ fn apply_query_pages_and_selects() {
         apply_query(list, &query).unwrap(),
         r#"{"data":[{"fields":{"n":1},"meta":{"id":"2"}},{"fields":{"n":2},"meta":{"id":"1"}}],"meta":{"count":2,"limit":25,"offset":0,"total":2},"includes":{"a":[{"fields":{"x":1}}]}}"#
     );
+}
+
+/// A list read a piece at a time (its documents, an envelope's entries)
+/// counts the levels around each piece toward `MAX_DEPTH`: every entry
+/// refuses exactly what `validate` refuses. (A fuzz find: `frame`, and so
+/// `check`, `put_json` and `apply_query`, accepted a list nested 100,001 or
+/// 100,002 levels in all.)
+#[test]
+fn the_depth_limit_counts_a_lists_own_levels() {
+    use content_repo::engine::list::frame;
+    use content_repo::http::response::{check, Expect};
+    use content_repo::store::DocumentStore;
+    let deep = |levels: usize| format!("{}1{}", "[".repeat(levels), "]".repeat(levels));
+    // (the text around a value nested `levels` deep, the levels around it)
+    let wraps: [(&str, &str, usize); 4] = [
+        (r#"[{"fields":{"a":"#, r#"},"meta":{"id":"1"}}]"#, 3),
+        (
+            r#"{"data":[{"fields":{"a":"#,
+            r#"},"meta":{"id":"1"}}]}"#,
+            4,
+        ),
+        (r#"{"data":[],"x":"#, "}", 1),
+        ("[", "]", 1),
+    ];
+    for (before, after, around) in wraps {
+        for total in [MAX_DEPTH, MAX_DEPTH + 1] {
+            let text = format!("{before}{}{after}", deep(total - around));
+            let valid = total <= MAX_DEPTH;
+            assert_eq!(validate(&text).is_ok(), valid, "{before} {total}");
+            assert_eq!(frame(&text).is_ok(), valid, "frame {before} {total}");
+            assert_eq!(
+                check(&text, Expect::Any, "k").is_ok(),
+                valid,
+                "check {before} {total}"
+            );
+            let list = before.starts_with('[') || before.contains("data");
+            if list && around > 1 {
+                let mut store = DocumentStore::new();
+                assert_eq!(
+                    store.put_json(text.clone()).is_ok(),
+                    valid,
+                    "put_json {before} {total}"
+                );
+            }
+        }
+    }
 }

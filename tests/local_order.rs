@@ -5,9 +5,13 @@
     clippy::panic,
     clippy::indexing_slicing,
     clippy::string_slice,
-    reason = "a test fails by panicking"
+    clippy::pedantic,
+    unreachable_pub,
+    reason = "a test fails by panicking; test code is not held to the pedantic lints"
 )]
-#![cfg(not(target_arch = "wasm32"))]
+
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
 
 use std::cmp::Ordering::{self, Equal, Greater, Less};
 
@@ -290,10 +294,6 @@ fn ids_as_decimal_numbers() {
     assert_eq!(compare_ids(&json!(5), &json!("1")), Less);
 }
 
-#[allow(
-    clippy::needless_pass_by_value,
-    reason = "callers build the values inline; json! reads them by reference"
-)]
 fn doc(id: &str, created: Value, fields: Value) -> Value {
     json!({"fields": fields, "meta": {"id": id, "createdAt": created}})
 }

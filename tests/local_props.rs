@@ -7,9 +7,15 @@
     clippy::panic,
     clippy::indexing_slicing,
     clippy::string_slice,
-    reason = "a test fails by panicking"
+    clippy::pedantic,
+    unreachable_pub,
+    reason = "a test fails by panicking; test code is not held to the pedantic lints"
 )]
-#![cfg(not(target_arch = "wasm32"))]
+
+#[path = "common/harness.rs"]
+mod harness;
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
 
 use std::cmp::Ordering;
 
@@ -64,7 +70,7 @@ fn reference_instant(s: &str) -> Option<(i64, i64, i64)> {
     ];
     if !(1..=12).contains(&mo)
         || d < 1
-        || d > month_days[usize::try_from(mo - 1).unwrap()]
+        || d > month_days[(mo - 1) as usize]
         || h > 23
         || mi > 59
         || se > 59
@@ -110,10 +116,7 @@ fn reference_instant(s: &str) -> Option<(i64, i64, i64)> {
     for year in 0..y {
         days += if leap(year) { 366 } else { 365 };
     }
-    days += month_days
-        .iter()
-        .take(usize::try_from(mo - 1).unwrap())
-        .sum::<i64>();
+    days += month_days.iter().take((mo - 1) as usize).sum::<i64>();
     days += d - 1;
     let seconds = days * 86400 + h * 3600 + mi * 60 + se - offset * 60;
     Some((seconds.div_euclid(86400), seconds.rem_euclid(86400), nanos))
@@ -475,7 +478,7 @@ fn selection_text() -> impl Strategy<Value = String> {
 // ---------------------------------------------------------------- properties
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(400))]
+    #![proptest_config(harness::config(400))]
 
     #[test]
     fn value_order_matches_reference(a in value(), b in value()) {

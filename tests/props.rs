@@ -6,9 +6,15 @@
     clippy::panic,
     clippy::indexing_slicing,
     clippy::string_slice,
-    reason = "a test fails by panicking"
+    clippy::pedantic,
+    unreachable_pub,
+    reason = "a test fails by panicking; test code is not held to the pedantic lints"
 )]
-#![cfg(not(target_arch = "wasm32"))]
+
+#[path = "common/harness.rs"]
+mod harness;
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
 
 use content_repo::query::encode::{form_decode, form_pairs, form_urlencode};
 use content_repo::{Direction, Filter, Join, Query, Selection};
@@ -163,7 +169,7 @@ fn query() -> impl Strategy<Value = Query> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(512))]
+    #![proptest_config(harness::config(512))]
 
     #[test]
     fn canonical_form_parses_back_to_the_same_tree(text in selection_text(3)) {

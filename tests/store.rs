@@ -6,9 +6,13 @@
     clippy::panic,
     clippy::indexing_slicing,
     clippy::string_slice,
-    reason = "a test fails by panicking"
+    clippy::pedantic,
+    unreachable_pub,
+    reason = "a test fails by panicking; test code is not held to the pedantic lints"
 )]
-#![cfg(not(target_arch = "wasm32"))]
+
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
 
 #[path = "common/value_api.rs"]
 mod value_api;
@@ -152,9 +156,7 @@ fn indexes_follow_every_kind_of_write() {
     store
         .put_json(json!({"data": first, "meta": {"total": 40}}).to_string())
         .unwrap();
-    for d in &first {
-        model.put(d);
-    }
+    first.iter().for_each(|d| model.put(d));
     check(&mut store, &model);
     assert!(store.index_count() >= 4);
     // put: a new document and a replacement that moves
@@ -177,9 +179,7 @@ fn indexes_follow_every_kind_of_write() {
     store
         .put_json(Value::Array(batch.clone()).to_string())
         .unwrap();
-    for d in &batch {
-        model.put(d);
-    }
+    batch.iter().for_each(|d| model.put(d));
     check(&mut store, &model);
     // delete
     assert!(store.delete("3"));
@@ -198,9 +198,7 @@ fn indexes_follow_every_kind_of_write() {
         .map(|i| doc(&(i * 7).to_string(), 1, i % 5, "a"))
         .collect();
     store.put_value(&json!({"data": again})).unwrap();
-    for d in &again {
-        model.put(d);
-    }
+    again.iter().for_each(|d| model.put(d));
     check(&mut store, &model);
 }
 
@@ -212,9 +210,7 @@ fn many_indexes_are_evicted_and_rebuilt() {
         .map(|i| json!({"fields": {"a": i % 2, "b": i % 3, "c": i % 5, "d": i % 7, "e": -i}, "meta": {"id": i.to_string()}}))
         .collect();
     store.put_value(&Value::Array(docs.clone())).unwrap();
-    for d in &docs {
-        model.put(d);
-    }
+    docs.iter().for_each(|d| model.put(d));
     for round in 0..3 {
         for (i, key) in ["a", "b", "c", "d", "e"].iter().enumerate() {
             for direction in [Direction::Asc, Direction::Desc] {
@@ -239,9 +235,7 @@ fn malformed_or_truncated_text_changes_nothing() {
     let mut model = Model::default();
     let docs: Vec<Value> = (0..10).map(|i| doc(&i.to_string(), 1, i, "a")).collect();
     store.put_json(json!({"data": docs}).to_string()).unwrap();
-    for d in &docs {
-        model.put(d);
-    }
+    docs.iter().for_each(|d| model.put(d));
     check(&mut store, &model);
     let good = json!({"data": [doc("1", 9, 50, "a"), doc("77", 1, 1, "b")], "meta": {"count": 2}})
         .to_string();

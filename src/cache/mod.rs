@@ -83,7 +83,7 @@ impl Kind {
 
 /// The variant of a query: the parameters that change a document's
 /// content, in their canonical wire form (empty for the default variant).
-fn variant_key(query: &Query) -> String {
+pub fn variant_key(query: &Query) -> String {
     query
         .pairs()
         .into_iter()
@@ -423,14 +423,29 @@ impl Cache {
     }
 
     fn plan_list(change: &mut Change, variant: &str, endpoint: &str, ids: Vec<Vec<u8>>, now: f64) {
-        let text_ids: Vec<String> = ids
-            .iter()
-            .map(|id| String::from_utf8_lossy(id).into_owned())
-            .collect();
+        // An id is kept as text, or (holding a lone surrogate, so not UTF-8)
+        // as the array of its WTF-8 bytes: a reload must find every member
+        // again, byte for byte.
+        let mut stored_ids = String::from("[");
+        for (position, id) in ids.iter().enumerate() {
+            if position > 0 {
+                stored_ids.push(',');
+            }
+            match std::str::from_utf8(id) {
+                Ok(text) => json::record::write_string(&mut stored_ids, text),
+                Err(_) => {
+                    let bytes: Vec<String> = id.iter().map(u8::to_string).collect();
+                    stored_ids.push('[');
+                    stored_ids.push_str(&bytes.join(","));
+                    stored_ids.push(']');
+                }
+            }
+        }
+        stored_ids.push(']');
         let mut record = Writer::new();
         record
             .number("v", SCHEMA as f64)
-            .strings("ids", text_ids.iter().map(String::as_str))
+            .raw("ids", &stored_ids)
             .number("fetchedAt", now);
         change
             .puts
@@ -1101,13 +1116,41 @@ fn read_list(key: &str, rest: &str, text: &str) -> Result<(String, String, Vec<V
         .ok_or_else(|| corrupt(key, "no endpoint in the key", text))?;
     let value = record(key, text)?;
     let ids = value
-        .strings("ids")
-        .ok_or_else(|| corrupt(key, "no ids", text))?
-        .into_iter()
-        .map(String::into_bytes)
-        .collect();
+        .raw("ids")
+        .and_then(read_ids)
+        .ok_or_else(|| corrupt(key, "no ids", text))?;
     let fetched_at = value.number("fetchedAt").unwrap_or(0.0);
     Ok((variant.to_owned(), endpoint.to_owned(), ids, fetched_at))
+}
+
+/// The ids of a list record: strings, or arrays of WTF-8 bytes.
+fn read_ids(raw: &str) -> Option<Vec<Vec<u8>>> {
+    let crate::engine::list::Shape::Array(items) = crate::engine::list::frame(raw).ok()? else {
+        return None;
+    };
+    let bytes = raw.as_bytes();
+    let mut scratch = Vec::new();
+    items
+        .into_iter()
+        .map(|range| match bytes.get(range.start) {
+            Some(b'"') => json::string_at(bytes, range.start, &mut scratch)
+                .ok()
+                .map(|(text, _)| text.to_vec()),
+            Some(b'[') => {
+                let inner = raw.get(range)?;
+                let crate::engine::list::Shape::Array(numbers) =
+                    crate::engine::list::frame(inner).ok()?
+                else {
+                    return None;
+                };
+                numbers
+                    .into_iter()
+                    .map(|number| inner.get(number)?.parse::<u8>().ok())
+                    .collect()
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 /// `meta.updatedAt` of a document's text, decoded.

@@ -117,7 +117,7 @@ pub enum Step {
 
 /// Whether a failed request may be answered from the cache: the network
 /// failed (unreachable, too slow, 429 or 5xx), not the request.
-fn is_network_failure(error: &Error) -> bool {
+pub fn is_network_failure(error: &Error) -> bool {
     match error {
         Error::Network { .. } | Error::Timeout { .. } => true,
         Error::Http { status, .. } => *status == 429 || *status >= 500,

@@ -38,13 +38,13 @@ use crate::query::Query;
 pub const SERVICE_DEFAULT_LIMIT: u32 = 25;
 
 /// The page size of a query: its `limit`, or the service's default.
-fn effective_limit(query: &Query) -> u32 {
+pub fn effective_limit(query: &Query) -> u32 {
     query.get_limit().unwrap_or(SERVICE_DEFAULT_LIMIT)
 }
 
 /// The page bounds of a query over `total` documents: `(offset, count)`,
 /// clamped to what exists.
-pub(crate) fn page_bounds(query: &Query, total: usize) -> (usize, usize) {
+pub fn page_bounds(query: &Query, total: usize) -> (usize, usize) {
     let offset = usize::try_from(query.get_offset().unwrap_or(0)).unwrap_or(usize::MAX);
     let offset = offset.min(total);
     let limit = usize::try_from(effective_limit(query)).unwrap_or(usize::MAX);

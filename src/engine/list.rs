@@ -13,6 +13,7 @@
 //! # Ok::<(), content_repo::json::Syntax>(())
 //! ```
 
+use std::collections::HashMap;
 use std::ops::Range;
 
 use crate::json::{self, number, skip_space, Syntax};
@@ -49,8 +50,14 @@ pub enum Shape {
     Scalar,
 }
 
-/// The element ranges of the array at `start` (a `[`) and the index after it.
-fn elements(bytes: &[u8], start: usize) -> Result<(Vec<Range<usize>>, usize), Syntax> {
+/// The element ranges of the array at `start` (a `[`) and the index after
+/// it; the array is `levels` deep (itself included), which the depth limit
+/// of its elements counts.
+fn elements(
+    bytes: &[u8],
+    start: usize,
+    levels: usize,
+) -> Result<(Vec<Range<usize>>, usize), Syntax> {
     let mut out = Vec::new();
     let mut index = skip_space(bytes, start + 1);
     if bytes.get(index) == Some(&b']') {
@@ -58,7 +65,7 @@ fn elements(bytes: &[u8], start: usize) -> Result<(Vec<Range<usize>>, usize), Sy
     }
     loop {
         let value = skip_space(bytes, index);
-        let end = json::value_end(bytes, value)?;
+        let end = json::value_end_within(bytes, value, levels)?;
         out.push(value..end);
         index = skip_space(bytes, end);
         match bytes.get(index) {
@@ -102,30 +109,36 @@ pub fn frame(text: &str) -> Result<Shape, Syntax> {
     let start = skip_space(bytes, 0);
     let (shape, end) = match bytes.get(start) {
         Some(b'[') => {
-            let (documents, end) = elements(bytes, start)?;
+            let (documents, end) = elements(bytes, start, 1)?;
             (Shape::Array(documents), end)
         }
         Some(b'{') => {
             let mut list: Vec<Entry> = Vec::new();
+            // The position of each name in `list`: a lookup per entry, so
+            // that an object of many keys is framed in linear time.
+            let mut positions: HashMap<Vec<u8>, usize> = HashMap::new();
             let mut data: Option<Vec<Range<usize>>> = None;
             let end = entries(bytes, start, |name, key, value| {
                 let (elements, end) = match (name, bytes.get(value)) {
                     (b"data", Some(b'[')) => {
-                        let (found, end) = elements(bytes, value)?;
+                        let (found, end) = elements(bytes, value, 2)?;
                         (Some(found), end)
                     }
-                    _ => (None, json::value_end(bytes, value)?),
+                    _ => (None, json::value_end_within(bytes, value, 1)?),
                 };
                 if name == b"data" {
                     data = elements;
                 }
-                match list.iter_mut().find(|entry| entry.name == name) {
+                match positions.get(name).and_then(|at| list.get_mut(*at)) {
                     Some(entry) => entry.value = value..end,
-                    None => list.push(Entry {
-                        name: name.to_vec(),
-                        key,
-                        value: value..end,
-                    }),
+                    None => {
+                        positions.insert(name.to_vec(), list.len());
+                        list.push(Entry {
+                            name: name.to_vec(),
+                            key,
+                            value: value..end,
+                        });
+                    }
                 }
                 Ok(end)
             })?;

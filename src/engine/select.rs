@@ -120,19 +120,7 @@ impl Compiler {
         }
         let star_index = star.map(|star| self.node(star)).transpose()?;
         let element = match star {
-            Some(star) => {
-                let mut others = Node::default();
-                for (name, child) in children {
-                    if name != "*" {
-                        others.insert(name.clone(), child.clone());
-                    }
-                }
-                if others.is_leaf() {
-                    self.node(star)?
-                } else {
-                    self.node(&union(&others, star))?
-                }
-            }
+            Some(_) => self.node(&node.element())?,
             None => index,
         };
         if let Some(place) = self.nodes.get_mut(index as usize) {

@@ -58,7 +58,7 @@ fn default_order() -> [(FieldKey, Direction); 2] {
 /// The complete key list of a sorting: its keys, then the default order's
 /// keys that it does not already name (a key named earlier decides
 /// completely, so a repeat could never break a tie).
-pub(crate) fn effective_keys(sorting: &[Sort]) -> Vec<(FieldKey, Direction)> {
+pub fn effective_keys(sorting: &[Sort]) -> Vec<(FieldKey, Direction)> {
     let mut keys: Vec<(FieldKey, Direction)> = Vec::with_capacity(sorting.len() + 2);
     let defaults = default_order();
     for (key, direction) in sorting

@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 const EXCERPT_CHARS: usize = 80;
 /// The longest service message (or network error text) that goes into an
 /// error.
-pub(crate) const MESSAGE_CHARS: usize = 300;
+pub const MESSAGE_CHARS: usize = 300;
 /// What replaces the key in a text (see [`scrub`]).
 pub const REDACTED: &str = "[redacted]";
 
@@ -246,23 +246,25 @@ pub fn excerpt(text: &str, secret: &str, chars: usize) -> String {
 }
 
 /// A top-level string of the object at `start` named `name`; `"error"` may
-/// also be an object whose `message` is read.
+/// also be an object whose `message` is read. A repeated key is read as
+/// `JSON.parse` reads it: the last one counts (`{"message": "a",
+/// "message": 5}` has no message).
 fn message_at(bytes: &[u8], start: usize, names: &[&[u8]], depth: usize) -> Option<String> {
     let mut found = None;
     let mut scratch = Vec::new();
     crate::engine::list::entries(bytes, start, |name, _, value| {
         let end = json::value_end(bytes, value)?;
-        if found.is_none() && names.contains(&name) {
-            match bytes.get(value) {
+        if names.contains(&name) {
+            found = match bytes.get(value) {
                 Some(b'"') => {
                     let (text, _) = json::string_at(bytes, value, &mut scratch)?;
-                    found = Some(String::from_utf8_lossy(text).into_owned());
+                    Some(String::from_utf8_lossy(text).into_owned())
                 }
                 Some(b'{') if name == b"error" && depth == 0 => {
-                    found = message_at(bytes, value, &[b"message"], 1);
+                    message_at(bytes, value, &[b"message"], 1)
                 }
-                _ => {}
-            }
+                _ => None,
+            };
         }
         Ok(end)
     })

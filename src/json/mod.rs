@@ -213,6 +213,14 @@ pub(crate) fn key(bytes: &[u8], index: usize) -> Result<(usize, usize, bool, usi
 /// checked exactly as `JSON.parse` checks it, with nesting up to
 /// [`MAX_DEPTH`]. Iterative: any depth costs one byte of heap per level.
 pub fn value_end(bytes: &[u8], start: usize) -> Result<usize, Syntax> {
+    value_end_within(bytes, start, 0)
+}
+
+/// [`value_end`] of a value inside `levels` arrays and objects that are
+/// already open (a list's documents, say): they count toward
+/// [`MAX_DEPTH`], so that a text read a piece at a time is refused exactly
+/// when [`validate`] refuses it.
+pub fn value_end_within(bytes: &[u8], start: usize, levels: usize) -> Result<usize, Syntax> {
     let mut stack: Vec<u8> = Vec::new();
     let mut index = skip_space(bytes, start);
     'value: loop {
@@ -224,7 +232,7 @@ pub fn value_end(bytes: &[u8], start: usize) -> Result<usize, Syntax> {
                 if bytes.get(next) == Some(&close) {
                     index = next + 1;
                 } else {
-                    if stack.len() >= MAX_DEPTH {
+                    if stack.len() + levels >= MAX_DEPTH {
                         return syntax(index, "at most 100000 levels of nesting");
                     }
                     stack.push(open);

@@ -23,7 +23,7 @@ use super::{skip_space, string_at, Syntax};
 use crate::engine::list::{entries, frame, Shape};
 
 /// Appends `text` as a JSON string.
-fn write_string(out: &mut String, text: &str) {
+pub(crate) fn write_string(out: &mut String, text: &str) {
     out.push('"');
     for c in text.chars() {
         match c {

@@ -42,7 +42,6 @@ use std::collections::HashMap;
 use std::ops::Range;
 use std::rc::Rc;
 
-#[cfg(not(target_arch = "wasm32"))]
 use serde_json::Value;
 
 use crate::engine::apply::{open_envelope, page_bounds};
@@ -238,8 +237,7 @@ impl DocumentStore {
         self.put_text(text, Origin::Argument)
     }
 
-    #[cfg(not(target_arch = "wasm32"))]
-    /// Stores the documents of a list envelope, an array of documents, or
+        /// Stores the documents of a list envelope, an array of documents, or
     /// one document given as a value (`invalid_argument` errors; the store
     /// is then unchanged). Returns how many documents were written.
     pub fn put_value(&mut self, value: &Value) -> Result<usize> {
@@ -578,8 +576,7 @@ impl DocumentStore {
     }
 
     /// The document stored under `id`.
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn get(&self, id: &str) -> Option<Value> {
+        pub fn get(&self, id: &str) -> Option<Value> {
         serde_json::from_str(self.get_json(id)?).ok()
     }
 
@@ -892,8 +889,7 @@ impl DocumentStore {
     }
 
     /// [`query_json`](Self::query_json), parsed.
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn query(&mut self, query: &Query, content_type: Option<&str>) -> Result<Value> {
+        pub fn query(&mut self, query: &Query, content_type: Option<&str>) -> Result<Value> {
         let text = self.query_json(query, content_type)?;
         serde_json::from_str(&text)
             .map_err(|error| Error::decode(format!("the result cannot be read: {error}"), &text))

@@ -12,7 +12,7 @@ use content_repo::query::selection::Node;
 /// A JSON value. Strings are UTF-16 code units (lone surrogates kept, as in
 /// JavaScript); numbers keep their text.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum J {
+pub enum J {
     Null,
     Bool(bool),
     Num(String),
@@ -22,14 +22,14 @@ pub(crate) enum J {
     Obj(Vec<(Vec<u16>, J)>),
 }
 
-pub(crate) fn s(text: &str) -> Vec<u16> {
+pub fn s(text: &str) -> Vec<u16> {
     text.encode_utf16().collect()
 }
 
 impl J {
     /// The value as `JSON.parse` gives it: a repeated key keeps its first
     /// position and its last value.
-    pub(crate) fn dedup(&self) -> J {
+    pub fn dedup(&self) -> J {
         match self {
             J::Arr(items) => J::Arr(items.iter().map(J::dedup).collect()),
             J::Obj(entries) => {
@@ -47,7 +47,7 @@ impl J {
         }
     }
 
-    pub(crate) fn get(&self, key: &str) -> Option<&J> {
+    pub fn get(&self, key: &str) -> Option<&J> {
         match self {
             J::Obj(entries) => entries
                 .iter()
@@ -60,7 +60,7 @@ impl J {
 }
 
 /// Writes a string with JSON escapes (lone surrogates as `\uXXXX`).
-pub(crate) fn write_str(units: &[u16], out: &mut String, escape_all: bool) {
+pub fn write_str(units: &[u16], out: &mut String, escape_all: bool) {
     out.push('"');
     for item in char::decode_utf16(units.iter().copied()) {
         match item {
@@ -79,7 +79,7 @@ pub(crate) fn write_str(units: &[u16], out: &mut String, escape_all: bool) {
     out.push('"');
 }
 
-pub(crate) fn write(value: &J, out: &mut String, spaced: bool) {
+pub fn write(value: &J, out: &mut String, spaced: bool) {
     let space = if spaced { " " } else { "" };
     match value {
         J::Null => out.push_str("null"),
@@ -116,26 +116,85 @@ pub(crate) fn write(value: &J, out: &mut String, spaced: bool) {
     }
 }
 
-pub(crate) fn text(value: &J) -> String {
+pub fn text(value: &J) -> String {
     let mut out = String::new();
     write(value, &mut out, false);
     out
 }
 
-/// A recursive-descent reader of JSON text into [`J`] (test depths only).
-pub(crate) struct Reader<'a> {
+/// A recursive-descent reader of JSON text into [`J`], exactly the grammar
+/// `JSON.parse` accepts (ECMA-404: numbers, escapes, no raw control
+/// characters), for test depths only: see [`depth`].
+pub struct Reader<'a> {
     bytes: &'a [u8],
     at: usize,
 }
 
-pub(crate) fn read(text: &str) -> Option<J> {
+/// The one JSON value that `text` is (white space around it allowed).
+pub fn read(text: &str) -> Option<J> {
+    let (value, end) = read_value(text)?;
+    let mut reader = Reader {
+        bytes: text.as_bytes(),
+        at: end,
+    };
+    reader.space();
+    (reader.at == reader.bytes.len()).then_some(value)
+}
+
+/// The JSON value at the start of `text` (after white space) and the index
+/// after it.
+pub fn read_value(text: &str) -> Option<(J, usize)> {
     let mut reader = Reader {
         bytes: text.as_bytes(),
         at: 0,
     };
     let value = reader.value()?;
-    reader.space();
-    (reader.at == reader.bytes.len()).then_some(value)
+    Some((value, reader.at))
+}
+
+/// The deepest nesting of brackets outside strings in `bytes`, read without
+/// recursion: an upper bound of how deep [`read`] and the other recursive
+/// functions here go on it (they stop at the first error).
+pub fn depth(bytes: &[u8]) -> usize {
+    let (mut depth, mut deepest, mut string, mut escape) = (0usize, 0usize, false, false);
+    for &byte in bytes {
+        match (string, escape, byte) {
+            (true, true, _) => escape = false,
+            (true, false, b'\\') => escape = true,
+            (true, false, b'"') => string = false,
+            (true, false, _) => {}
+            (false, _, b'"') => string = true,
+            (false, _, b'[' | b'{') => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            (false, _, b']' | b'}') => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
+}
+
+/// The generalized UTF-8 of UTF-16 units (a lone surrogate as its own code
+/// point), as the engine decodes strings.
+pub fn wtf8(units: &[u16]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for code in code_points(units) {
+        match char::from_u32(code) {
+            Some(c) => out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes()),
+            None => out.extend_from_slice(&[
+                0xE0 | (code >> 12) as u8,
+                0x80 | ((code >> 6) & 0x3F) as u8,
+                0x80 | (code & 0x3F) as u8,
+            ]),
+        }
+    }
+    out
+}
+
+/// Whether a string holds a surrogate without its pair.
+pub fn has_lone_surrogate(units: &[u16]) -> bool {
+    char::decode_utf16(units.iter().copied()).any(|item| item.is_err())
 }
 
 impl Reader<'_> {
@@ -201,18 +260,48 @@ impl Reader<'_> {
                     }
                 }
             }
-            _ => {
-                let start = self.at;
-                while matches!(
-                    self.bytes.get(self.at),
-                    Some(b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9')
-                ) {
-                    self.at += 1;
-                }
-                let text = std::str::from_utf8(self.bytes.get(start..self.at)?).ok()?;
-                (!text.is_empty()).then(|| J::Num(text.to_owned()))
+            _ => self.number(),
+        }
+    }
+
+    fn digits(&mut self) -> usize {
+        let start = self.at;
+        while self.bytes.get(self.at).is_some_and(u8::is_ascii_digit) {
+            self.at += 1;
+        }
+        self.at - start
+    }
+
+    /// `-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?`
+    fn number(&mut self) -> Option<J> {
+        let start = self.at;
+        if self.bytes.get(self.at) == Some(&b'-') {
+            self.at += 1;
+        }
+        match self.bytes.get(self.at)? {
+            b'0' => self.at += 1,
+            b'1'..=b'9' => {
+                self.digits();
+            }
+            _ => return None,
+        }
+        if self.bytes.get(self.at) == Some(&b'.') {
+            self.at += 1;
+            if self.digits() == 0 {
+                return None;
             }
         }
+        if matches!(self.bytes.get(self.at), Some(b'e' | b'E')) {
+            self.at += 1;
+            if matches!(self.bytes.get(self.at), Some(b'+' | b'-')) {
+                self.at += 1;
+            }
+            if self.digits() == 0 {
+                return None;
+            }
+        }
+        let text = std::str::from_utf8(self.bytes.get(start..self.at)?).ok()?;
+        Some(J::Num(text.to_owned()))
     }
 
     fn word(&mut self, word: &str, value: J) -> Option<J> {
@@ -242,8 +331,11 @@ impl Reader<'_> {
                     self.at += 2;
                     match escape {
                         b'u' => {
-                            let hex =
-                                std::str::from_utf8(self.bytes.get(self.at..self.at + 4)?).ok()?;
+                            let hex = self.bytes.get(self.at..self.at + 4)?;
+                            if !hex.iter().all(u8::is_ascii_hexdigit) {
+                                return None;
+                            }
+                            let hex = std::str::from_utf8(hex).ok()?;
                             out.push(u16::from_str_radix(hex, 16).ok()?);
                             self.at += 4;
                         }
@@ -252,12 +344,21 @@ impl Reader<'_> {
                         b'r' => out.push(13),
                         b'b' => out.push(8),
                         b'f' => out.push(12),
-                        other => out.push(u16::from(other)),
+                        b'"' | b'\\' | b'/' => out.push(u16::from(escape)),
+                        _ => return None,
                     }
                 }
+                0..=0x1F => return None,
                 _ => {
-                    let rest = std::str::from_utf8(self.bytes.get(self.at..)?).ok()?;
-                    let c = rest.chars().next()?;
+                    let width = match byte {
+                        0..=0x7F => 1,
+                        0xC0..=0xDF => 2,
+                        0xE0..=0xEF => 3,
+                        _ => 4,
+                    };
+                    let one =
+                        std::str::from_utf8(self.bytes.get(self.at..self.at + width)?).ok()?;
+                    let c = one.chars().next()?;
                     let mut buffer = [0u16; 2];
                     out.extend_from_slice(c.encode_utf16(&mut buffer));
                     self.at += c.len_utf8();
@@ -290,7 +391,7 @@ fn element_node(node: &Node) -> Node {
 }
 
 /// Applies a selection node to a (deduplicated) value; `None`: not selected.
-pub(crate) fn apply(value: &J, node: &Node) -> Option<J> {
+pub fn apply(value: &J, node: &Node) -> Option<J> {
     if node.is_leaf() {
         return Some(value.clone());
     }
@@ -332,7 +433,7 @@ pub(crate) fn apply(value: &J, node: &Node) -> Option<J> {
 }
 
 /// Selects a document by the parts of a selection (`None`: whole).
-pub(crate) fn select_document(document: &J, parts: Option<&content_repo::Parts>) -> J {
+pub fn select_document(document: &J, parts: Option<&content_repo::Parts>) -> J {
     let Some(parts) = parts else {
         return document.clone();
     };
@@ -359,59 +460,64 @@ pub(crate) fn select_document(document: &J, parts: Option<&content_repo::Parts>)
 
 // ---------------------------------------------------------------- ordering
 
-/// A number's exact value as a fixed-point digit string pair (integer,
-/// fraction), for exponents the generators use (|e| < 400).
-fn fixed(text: &str) -> (bool, String, String) {
+/// A number's exact value as `0.digits × 10^exponent` (`digits` without
+/// leading or trailing zeros, empty for zero), with the exponent in `i128`:
+/// exact for every exponent written with up to 36 digits.
+fn decimal(text: &str) -> (bool, String, i128) {
     let negative = text.starts_with('-');
     let text = text.trim_start_matches('-');
     let (mantissa, exponent) = match text.find(['e', 'E']) {
-        Some(at) => (&text[..at], text[at + 1..].parse::<i64>().unwrap_or(0)),
-        None => (text, 0),
+        Some(at) => (&text[..at], &text[at + 1..]),
+        None => (text, "0"),
     };
+    let exponent_digits = exponent
+        .trim_start_matches(['+', '-'])
+        .trim_start_matches('0');
+    assert!(
+        exponent_digits.len() <= 36,
+        "the reference reads exponents of up to 36 digits: {text}"
+    );
+    let mut written: i128 = exponent_digits.parse().unwrap_or(0);
+    if exponent.starts_with('-') {
+        written = -written;
+    }
     let (int, frac) = match mantissa.find('.') {
         Some(at) => (&mantissa[..at], &mantissa[at + 1..]),
         None => (mantissa, ""),
     };
-    let digits: String = format!("{int}{frac}");
-    let point = i64::try_from(int.len()).unwrap() + exponent;
-    let (int, frac) = if point <= 0 {
-        (
-            String::new(),
-            "0".repeat(usize::try_from(-point).unwrap()) + &digits,
-        )
-    } else if usize::try_from(point).unwrap() >= digits.len() {
-        let point = usize::try_from(point).unwrap();
-        (
-            digits.clone() + &"0".repeat(point - digits.len()),
-            String::new(),
-        )
-    } else {
-        let point = usize::try_from(point).unwrap();
-        (digits[..point].to_owned(), digits[point..].to_owned())
-    };
-    let int = int.trim_start_matches('0').to_owned();
-    let frac = frac.trim_end_matches('0').to_owned();
-    let zero = int.is_empty() && frac.is_empty();
-    (negative && !zero, int, frac)
+    let all = format!("{int}{frac}");
+    let leading = all.len() - all.trim_start_matches('0').len();
+    let digits = all.trim_matches('0').to_owned();
+    if digits.is_empty() {
+        return (false, digits, 0);
+    }
+    let point = int.len() as i128 - leading as i128;
+    (negative, digits, point + written)
 }
 
-pub(crate) fn compare_numbers(a: &str, b: &str) -> Ordering {
-    let (na, ia, fa) = fixed(a);
-    let (nb, ib, fb) = fixed(b);
-    let magnitude = ia
-        .len()
-        .cmp(&ib.len())
-        .then_with(|| ia.cmp(&ib))
-        .then_with(|| fa.cmp(&fb));
-    match (na, nb) {
-        (false, false) => magnitude,
-        (true, true) => magnitude.reverse(),
+/// SPEC section 2: numbers by their exact value as written.
+pub fn compare_numbers(a: &str, b: &str) -> Ordering {
+    let (na, da, ea) = decimal(a);
+    let (nb, db, eb) = decimal(b);
+    let magnitude = match (da.is_empty(), db.is_empty()) {
+        (true, true) => Ordering::Equal,
         (true, false) => Ordering::Less,
         (false, true) => Ordering::Greater,
+        (false, false) => ea.cmp(&eb).then_with(|| da.cmp(&db)),
+    };
+    let sign = |negative: bool, digits: &str| match (digits.is_empty(), negative) {
+        (true, _) => 0,
+        (false, true) => -1,
+        (false, false) => 1,
+    };
+    match (sign(na, &da), sign(nb, &db)) {
+        (1, 1) => magnitude,
+        (-1, -1) => magnitude.reverse(),
+        (x, y) => x.cmp(&y),
     }
 }
 
-fn code_points(units: &[u16]) -> Vec<u32> {
+pub fn code_points(units: &[u16]) -> Vec<u32> {
     char::decode_utf16(units.iter().copied())
         .map(|item| item.map_or_else(|error| u32::from(error.unpaired_surrogate()), u32::from))
         .collect()
@@ -444,7 +550,7 @@ fn kind(value: &J) -> u8 {
 }
 
 /// SPEC §2 value order (ascending), on deduplicated values.
-pub(crate) fn compare(a: &J, b: &J) -> Ordering {
+pub fn compare(a: &J, b: &J) -> Ordering {
     let (ka, kb) = (kind(a), kind(b));
     if ka != kb {
         return ka.cmp(&kb);
@@ -500,7 +606,7 @@ pub(crate) fn compare(a: &J, b: &J) -> Ordering {
 /// The `meta.id` order: decimal strings as numbers of any length, before
 /// other strings (as text); other kinds by [`compare`], strings at the text
 /// rank.
-pub(crate) fn compare_ids(a: &J, b: &J) -> Ordering {
+pub fn compare_ids(a: &J, b: &J) -> Ordering {
     let decimal =
         |units: &[u16]| !units.is_empty() && units.iter().all(|u| (0x30..=0x39).contains(u));
     match (a, b) {

@@ -17,7 +17,7 @@
 mod lex;
 mod parse;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 
 use crate::error::Result;
@@ -89,15 +89,33 @@ impl Node {
     /// Whether everything `requested` selects can be computed from what this
     /// node selected: `requested(self(value)) == requested(value)` for every
     /// value. Conservative: `false` when unsure.
+    ///
+    /// A value may be an object or an array, and a `*` with a sub-selection
+    /// means different things on each (SPEC.md section 3): on an object it
+    /// applies to every key's value, on an array to every element itself,
+    /// while the other names apply to the elements' keys. So `a/*/x` does
+    /// not cover `a/b/x` (on `a: [{"b": {"x": 1}}]` it keeps `[{}]`).
     pub fn covers(&self, requested: &Node) -> bool {
+        self.covers_in(requested, &mut HashMap::new())
+    }
+
+    /// [`Node::covers`], remembering the pairs already decided: checking both
+    /// readings of each `*` would otherwise repeat the same checks
+    /// exponentially often (`*/*/*/...`).
+    fn covers_in(&self, requested: &Node, known: &mut HashMap<(Node, Node), bool>) -> bool {
         if self.is_leaf() {
             return true;
         }
         if requested.is_leaf() {
             return false;
         }
+        let pair = (self.clone(), requested.clone());
+        if let Some(&answer) = known.get(&pair) {
+            return answer;
+        }
         let star = self.children.get("*");
-        requested.children.iter().all(|(name, wanted)| {
+        // On an object: key `name` gets its own node united with `*`.
+        let keys = requested.children.iter().all(|(name, wanted)| {
             let named = if name == "*" {
                 None
             } else {
@@ -107,12 +125,39 @@ impl Node {
                 (Some(named), Some(star)) => {
                     let mut both = named.clone();
                     both.merge(star.clone());
-                    both.covers(wanted)
+                    both.covers_in(wanted, known)
                 }
-                (Some(only), None) | (None, Some(only)) => only.covers(wanted),
+                (Some(only), None) | (None, Some(only)) => only.covers_in(wanted, known),
                 (None, None) => false,
             }
-        })
+        });
+        // On an array: every element gets the element node. Without a `*`
+        // that is the node itself, and with a `*` that selects whole
+        // values it covers everything: only a `*` with a sub-selection needs
+        // the check.
+        let answer = keys
+            && (!star.is_some_and(|star| !star.is_leaf())
+                || self.element().covers_in(&requested.element(), known));
+        known.insert(pair, answer);
+        answer
+    }
+
+    /// The node each element of an array gets (SPEC.md section 3): the `*`
+    /// child (the elements themselves, with the rest of its path) united with
+    /// the other children (applied to each element); without `*`, the node.
+    pub fn element(&self) -> Node {
+        let Some(star) = self.children.get("*") else {
+            return self.clone();
+        };
+        let mut element = star.clone();
+        for (name, child) in &self.children {
+            if name != "*" {
+                let mut one = Node::default();
+                one.insert(name.clone(), child.clone());
+                element.merge(one);
+            }
+        }
+        element
     }
 
     fn write_item(&self, name: &str, out: &mut fmt::Formatter<'_>) -> fmt::Result {
