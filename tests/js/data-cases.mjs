@@ -191,4 +191,53 @@ export const dataCases = {
       check(reports.every((e) => e instanceof sdk.ContentRepoError && (e.code === "storage" || e.code === "decode")), `${name}: typed reports`);
     }
   },
+
+  async "freed and foreign objects are refused, naming them, and the receiver keeps working"(sdk) {
+    const store = new sdk.DocumentStore();
+    store.putJson(`{"data":[{"fields":{"n":2},${meta(1)}},{"fields":{"n":1},${meta(2)}}],"meta":{"total":2}}`);
+    const freed = new sdk.Query().sort("fields.n", "ASC");
+    freed.free();
+    let error = null;
+    try {
+      store.query(freed);
+    } catch (e) {
+      error = e;
+    }
+    check(error instanceof sdk.ContentRepoError && error.code === "invalid_argument" && /query/i.test(error.message), `freed: ${error}`);
+    check(store.query(new sdk.Query().sort("fields.n", "ASC")).data[0].meta.id === "2", "the store keeps working");
+    error = null;
+    try {
+      sdk.DocumentStore.prototype.put.call(new sdk.Query(), []);
+    } catch (e) {
+      error = e;
+    }
+    check(error instanceof sdk.ContentRepoError && error.code === "invalid_argument", `foreign this: ${error}`);
+    check(store.size === 2, "still two documents");
+    store.free();
+  },
+
+  async "a list that never ends stops at maxPages in all, prefetch and refresh"(sdk) {
+    let requests = 0;
+    // Always a full page, never a total: a service that never ends the list.
+    const fetch = async (url) => {
+      requests++;
+      const offset = Number(new URL(url).searchParams.get("offset") ?? 0);
+      const limit = Number(new URL(url).searchParams.get("limit") ?? 25);
+      const data = Array.from({ length: limit }, (_, i) => `{"fields":{},"meta":{"id":"${offset + i + 1}","revision":1}}`);
+      return new Response(`{"data":[${data.join(",")}]}`);
+    };
+    const c = new sdk.Client({ baseUrl: "http://127.0.0.1:9", repository: "demo", apiKey: "k-endless", retries: 0, fetch, cache: { storage: "memory" } });
+    for (const [name, run, pages] of [
+      ["all", () => c.all("documents", "limit=10", { maxPages: 3 }), 3],
+      ["prefetch", () => c.prefetch("documents", { pageSize: 10, maxPages: 4 }), 4],
+    ]) {
+      requests = 0;
+      const error = await run().then(() => null, (e) => e);
+      check(error instanceof sdk.ContentRepoError && error.code === "invalid_argument" && /maxPages/.test(error.message), `${name}: ${error}`);
+      check(requests === pages, `${name}: ${requests} requests`);
+    }
+    // Nothing was marked complete: an offline re-sorted query is not answered.
+    const offline = await c.documents("sorting%5Bmeta.id%5D=ASC").then((r) => r.source);
+    check(offline === "network", "the endless list was not taken as complete");
+  },
 };
