@@ -237,7 +237,7 @@ impl DocumentStore {
         self.put_text(text, Origin::Argument)
     }
 
-        /// Stores the documents of a list envelope, an array of documents, or
+    /// Stores the documents of a list envelope, an array of documents, or
     /// one document given as a value (`invalid_argument` errors; the store
     /// is then unchanged). Returns how many documents were written.
     pub fn put_value(&mut self, value: &Value) -> Result<usize> {
@@ -576,7 +576,7 @@ impl DocumentStore {
     }
 
     /// The document stored under `id`.
-        pub fn get(&self, id: &str) -> Option<Value> {
+    pub fn get(&self, id: &str) -> Option<Value> {
         serde_json::from_str(self.get_json(id)?).ok()
     }
 
@@ -889,7 +889,7 @@ impl DocumentStore {
     }
 
     /// [`query_json`](Self::query_json), parsed.
-        pub fn query(&mut self, query: &Query, content_type: Option<&str>) -> Result<Value> {
+    pub fn query(&mut self, query: &Query, content_type: Option<&str>) -> Result<Value> {
         let text = self.query_json(query, content_type)?;
         serde_json::from_str(&text)
             .map_err(|error| Error::decode(format!("the result cannot be read: {error}"), &text))
