@@ -816,7 +816,12 @@ impl PageState {
             page.ids = request.recorded.borrow_mut().take();
             page
         } else {
-            request.resolve(self.cache.clone()).await?
+            let mut page = request.resolve(self.cache.clone()).await?;
+            if page.source == "cache" {
+                // Only paging needs a cached page's count and total.
+                page.facts = check(&page.body, Expect::List, "").unwrap_or_default();
+            }
+            page
         };
         self.next = next_offset(page.facts, offset, u64::from(self.limit));
         Ok(Some(page))
@@ -1052,11 +1057,11 @@ impl Resolved {
     }
 
     fn cached(answer: Answer, stale: bool) -> Self {
-        // A list's count and total, for paging; nothing for a document.
-        let facts = check(&answer.body, Expect::List, "").unwrap_or_default();
+        // Paging reads a list's count and total (PageState::fetch_next);
+        // a single answer needs none.
         Resolved {
             body: Rc::new(answer.body),
-            facts,
+            facts: Facts::default(),
             ids: None,
             source: "cache",
             stale,
