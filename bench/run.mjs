@@ -2,9 +2,9 @@
 // Benchmark runner: SDK (pkg/) vs pure-JavaScript peers, in Node and in headless Chromium.
 //
 //   node bench/run.mjs [--quick] [--sizes=1000,10000] [--node-only | --browser-only]
-//                          [--workloads=W1,W4,ingest,offline] [--seed=N] [--pkg=DIR] [--results=DIR] [--serve] [--help]
+//                          [--workloads=W1,W4,ingest,offline,first-list] [--seed=N] [--pkg=DIR] [--results=DIR] [--serve] [--help]
 //
-// Results: bench/results/bench-node.json and bench-chromium.json (git-ignored).
+// Results: bench/results/bench-node.json, bench-chromium.json and bench-first-list.json (git-ignored).
 
 import http from "node:http";
 import fs from "node:fs";
@@ -18,18 +18,23 @@ import { runSuite, ALL_WORKLOADS } from "./suite.mjs";
 import { formatReport } from "./report.mjs";
 import { SIZES } from "./gen.mjs";
 import { loadSdk } from "./sdk.mjs";
+import { firstListFigures } from "./first-list.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, "..");
 const RESULTS = path.join(HERE, "results");
 const CHROMIUM = "/usr/bin/chromium";
+// Workloads of the runner itself, not of the suite (Node and the page).
+const RUNNER_WORKLOADS = ["first-list"];
 const CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"];
 
 const HELP = `usage: node bench/run.mjs [options]
   --quick              short run: sizes 1000,10000 (unless --sizes), fewer/shorter samples
   --sizes=1000,10000   document counts (default ${SIZES.join(",")})
-  --workloads=W1,W4    subset of ${ALL_WORKLOADS.join(",")}
-                       (offline: the offline cache figures of issue 10, after the others)
+  --workloads=W1,W4    subset of ${[...ALL_WORKLOADS, ...RUNNER_WORKLOADS].join(",")}
+                       (offline: the offline cache figures of issue 10, after the others;
+                       first-list: time to the first list in throttled Chromium against
+                       comfortable-javascript, issue 11, last)
   --seed=N             generator seed (default 20240601)
   --results=DIR        write bench-*.json there (default bench/results)
   --pkg=DIR            load the SDK from DIR (a scripts/build.sh output, e.g. PKG_DIR=...; default pkg/)
@@ -39,7 +44,7 @@ const HELP = `usage: node bench/run.mjs [options]
   --help`;
 
 function parseArgs(argv) {
-  const o = { quick: false, sizes: null, nodeOnly: false, browserOnly: false, serve: false, seed: 20240601, workloads: ALL_WORKLOADS, pkg: path.join(ROOT, "pkg"), results: RESULTS };
+  const o = { quick: false, sizes: null, nodeOnly: false, browserOnly: false, serve: false, seed: 20240601, workloads: [...ALL_WORKLOADS, ...RUNNER_WORKLOADS], pkg: path.join(ROOT, "pkg"), results: RESULTS };
   for (const a of argv) {
     const [k, v] = a.split("=", 2);
     if (k === "--quick") o.quick = true;
@@ -63,11 +68,13 @@ function parseArgs(argv) {
     console.error("--sizes takes positive integers");
     process.exit(2);
   }
-  const bad = o.workloads.filter((w) => !ALL_WORKLOADS.includes(w));
+  const bad = o.workloads.filter((w) => !ALL_WORKLOADS.includes(w) && !RUNNER_WORKLOADS.includes(w));
   if (bad.length) {
-    console.error(`unknown workload(s): ${bad.join(",")} (known: ${ALL_WORKLOADS.join(",")})`);
+    console.error(`unknown workload(s): ${bad.join(",")} (known: ${[...ALL_WORKLOADS, ...RUNNER_WORKLOADS].join(",")})`);
     process.exit(2);
   }
+  o.firstList = o.workloads.includes("first-list");
+  o.workloads = o.workloads.filter((w) => !RUNNER_WORKLOADS.includes(w));
   if (!o.sizes) o.sizes = o.quick ? [1000, 10000] : SIZES;
   if (o.nodeOnly && o.browserOnly) {
     console.error("--node-only and --browser-only exclude each other");
@@ -377,18 +384,33 @@ async function main() {
   // an offline figure that could not be measured fails the run (exit 1), after both environments
   const offlineFailed = (r) => (r && r.offlineDetails ? r.offlineDetails.some((d) => d.error) : false);
   let incomplete = false;
-  if (!o.browserOnly) {
+  if (!o.browserOnly && o.workloads.length) {
     const r = await runNode(o);
     if (r.error) failed = true;
     if (offlineFailed(r)) incomplete = true;
   }
-  if (!o.nodeOnly && !failed) {
+  if (!o.nodeOnly && !failed && o.workloads.length) {
     try {
       const r = await runBrowser(o);
       if (r && r.error) failed = true;
       if (offlineFailed(r)) incomplete = true;
     } catch (err) {
       console.error(`Chromium run failed: ${err.message}`);
+      failed = true;
+    }
+  }
+  // Time to the first list (issue 11): its own browser and server, after the suites.
+  if (!o.nodeOnly && !failed && o.firstList) {
+    try {
+      const r = await firstListFigures({ pkg: o.pkg, quick: o.quick });
+      if (r.skipped) console.log(`\n### first list: skipped (${r.skipped})`);
+      else console.log(`\nwrote ${writeResults("first-list", r, o.results)}`);
+      if (r.error) {
+        console.error(`first list: ${r.error}`);
+        failed = true;
+      }
+    } catch (err) {
+      console.error(`first list failed: ${err.message}`);
       failed = true;
     }
   }
