@@ -5,7 +5,8 @@
 //                   about the glue filled in: the names of the glue's exports
 //                   (ES modules export static names) and the parameter names
 //                   of every function, method and constructor (for error
-//                   messages that survive minification);
+//                   messages that survive minification); web: with the
+//                   glue and its snippets bundled in, one module (below);
 //   <dir>/index.js  the "." entry: web (src/js/entry.web.js) starts loading the
 //                   module at import, without top-level await; node
 //                   (src/js/entry.node.js) re-exports, as the Node glue is
@@ -16,7 +17,7 @@
 // It also removes the web glue's own fallback URL of the .wasm (see below).
 // Everything is read from the glue that wasm-bindgen wrote: nothing here lists
 // the SDK's API by hand.
-import { readFileSync, writeFileSync, readdirSync } from "node:fs";
+import { readFileSync, writeFileSync, readdirSync, rmSync } from "node:fs";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -123,6 +124,39 @@ for (const placeholder of ["__SNIPPET__", "__SIGNATURES__", "__EXPORTS__"]) {
   if (filled.includes(placeholder)) throw new Error(`src/js/entry.js: ${placeholder} left unfilled`);
 }
 writeFileSync(join(dir, "api.js"), filled);
+
+if (target === "web") {
+  // One module for the whole core: api.js with the glue and its snippets
+  // bundled in (esbuild, unminified). A page that loads the package as it is
+  // (an import map, a CDN serving files) fetches a module graph level by
+  // level, one round trip each, and index.js only runs (and starts loading
+  // the .wasm) once every level has arrived: four levels were 0.9 s of a
+  // first list at 150 ms per request (bench/first-list.mjs). Now two:
+  // index.js (or slim.js), then api.js, which both entries share, so that
+  // their classes and their readiness are one.
+  const { buildSync } = await import("esbuild");
+  const bundled = buildSync({
+    entryPoints: [join(dir, "api.js")],
+    bundle: true,
+    format: "esm",
+    platform: "neutral",
+    target: "esnext",
+    charset: "utf8",
+    legalComments: "none",
+    keepNames: true, // `var Query = class _Query`: Query.name stays "Query"
+    write: false,
+    logLevel: "silent",
+  }).outputFiles[0].text;
+  if (/^\s*import\b|\bimport\s*\(|\.wasm['"]|import\.meta/m.test(bundled)) {
+    throw new Error(`${dir}/api.js: the bundled core still imports a module or names the .wasm`);
+  }
+  const banner =
+    "// pkg/web/api.js: written by scripts/entries.mjs: src/js/entry.js (the guard) with the\n" +
+    "// wasm-bindgen glue (content_repo.js) and its snippets (src/js/*.js) bundled in.\n";
+  writeFileSync(join(dir, "api.js"), banner + bundled);
+  rmSync(join(dir, "content_repo.js"));
+  rmSync(join(dir, "snippets"), { recursive: true });
+}
 
 const publicNames = [...names, "ContentRepoError", "ready"].join(", ");
 const entries = target === "web" ? { "index.js": "entry.web.js", "slim.js": "entry.slim.js" } : { "index.js": "entry.node.js" };
