@@ -95,13 +95,13 @@ test("the README's examples run against the installed package and the fixture se
   }
 });
 
-test("the README's recipes for other environments (```js recipe, ```ts recipe) are valid modules", async () => {
+test("the README's recipes for other environments (```js recipe, ```ts recipe, ```tsx recipe) are valid modules", async () => {
   const readme = readFileSync(join(root, "README.md"), "utf8");
-  const recipes = [...readme.matchAll(/```(js|ts) recipe\n([\s\S]*?)```/g)].map((match) => ({ language: match[1], code: match[2] }));
-  assert.ok(recipes.length >= 4, "bundlers, esbuild, Cloudflare Workers, service worker");
+  const recipes = [...readme.matchAll(/```(js|ts|tsx) recipe\n([\s\S]*?)```/g)].map((match) => ({ language: match[1], code: match[2] }));
+  assert.ok(recipes.length >= 5, "bundlers, esbuild, Cloudflare Workers, service worker, React with TanStack Query");
   for (const { language, code } of recipes) {
     // TypeScript recipes (type-checked by types.test.mjs) as their JavaScript.
-    const source = language === "ts" ? transformSync(code, { loader: "ts", format: "esm" }).code : code;
+    const source = language === "js" ? code : transformSync(code, { loader: language, format: "esm", jsx: "automatic" }).code;
     const file = join(project, `recipe-${Math.random().toString(36).slice(2)}.mjs`);
     writeFileSync(file, source);
     await execFileAsync(process.execPath, ["--check", file]);

@@ -2,12 +2,15 @@
 // package is installed into a temporary project, and there
 //
 // - every JavaScript or TypeScript block of README.md (```js, ```js recipe,
-//   ```ts, ```ts recipe) and tests/js/types-sample.ts (the generics, and
-//   `@ts-expect-error` mistakes that must stay errors) compile with
-//   `tsc --strict --noEmit`, under `module`/`moduleResolution` `nodenext` and
-//   under `bundler`, the declarations themselves checked too (no
+//   ```ts, ```ts recipe, ```tsx recipe) and tests/js/types-sample.ts (the
+//   generics, and `@ts-expect-error` mistakes that must stay errors) compile
+//   with `tsc --strict --noEmit`, under `module`/`moduleResolution` `nodenext`
+//   and under `bundler`, the declarations themselves checked too (no
 //   skipLibCheck). A block with `/// <reference lib="webworker" />` (the
 //   service worker) is checked with the webworker library instead of the DOM's;
+//   a ```tsx block is a .tsx file (`jsx: react-jsx`). The packages the README's
+//   recipes import besides the SDK (React, TanStack Query: README_PACKAGES) are
+//   the root's exactly pinned devDependencies, linked into the project;
 // - the declarations compile under every strictness option;
 // - the declarations and the runtime agree: every export of each entry, and
 //   every method and property of each class, is declared, and everything
@@ -18,7 +21,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFile, execFileSync } from "node:child_process";
 import { promisify } from "node:util";
-import { mkdtempSync, readFileSync, writeFileSync, rmSync } from "node:fs";
+import { mkdtempSync, mkdirSync, readFileSync, writeFileSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -37,7 +40,7 @@ export function readmeBlocks() {
   const blocks = [];
   for (const match of readme.matchAll(/^```([^\n]*)\n([\s\S]*?)^```$/gm)) {
     const info = match[1].trim();
-    if (!/^(js|javascript|mjs|ts|typescript)\b/.test(info)) continue;
+    if (!/^(js|javascript|mjs|ts|typescript|tsx)\b/.test(info)) continue;
     const line = readme.slice(0, match.index).split("\n").length + 1;
     blocks.push({ info, line, code: match[2] });
   }
@@ -62,7 +65,7 @@ async function typecheck(config) {
 function readable(output) {
   const parity = readFileSync(join(project, "parity.ts"), "utf8").split("\n");
   return output
-    .replace(/readme-L(\d+)-\w+\.ts\((\d+),(\d+)\)/g, (_, start, line, column) => {
+    .replace(/readme-L(\d+)-\w+\.tsx?\((\d+),(\d+)\)/g, (_, start, line, column) => {
       return `README.md:${Number(start) + Number(line) - 1}:${column}`;
     })
     .replace(/parity\.ts\((\d+),\d+\)/g, (text, line) => {
@@ -78,6 +81,7 @@ const BASE = {
   types: [],
   skipLibCheck: false,
   forceConsistentCasingInFileNames: true,
+  jsx: "react-jsx",
 };
 const RESOLUTIONS = {
   nodenext: { module: "nodenext", moduleResolution: "nodenext" },
@@ -87,6 +91,11 @@ const LIBS = {
   dom: ["es2022", "dom", "dom.iterable"],
   webworker: ["es2022", "webworker"],
 };
+
+// What the README's recipes import besides content-repo: devDependencies of the
+// root, pinned exactly, linked into the project (their own dependencies resolve
+// from the root's node_modules, where the links lead).
+const README_PACKAGES = ["react", "@types/react", "@tanstack/react-query"];
 
 // Declared members that another branch is implementing now (issue 11): they
 // may be missing at runtime until it is merged, and must exist once they are.
@@ -155,10 +164,14 @@ before(async () => {
     cwd: project,
     stdio: "inherit",
   });
+  for (const name of README_PACKAGES) {
+    mkdirSync(dirname(join(project, "node_modules", name)), { recursive: true });
+    symlinkSync(join(root, "node_modules", name), join(project, "node_modules", name), "dir");
+  }
 
   const files = { dom: [], webworker: [] };
   for (const [index, block] of readmeBlocks().entries()) {
-    const name = `readme-L${block.line}-${index}.ts`;
+    const name = `readme-L${block.line}-${index}.${/^tsx\b/.test(block.info) ? "tsx" : "ts"}`;
     writeFileSync(join(project, name), block.code);
     (/^\/\/\/ <reference lib="webworker" \/>/m.test(block.code) ? files.webworker : files.dom).push(name);
   }
@@ -225,13 +238,28 @@ test("the README's JavaScript and TypeScript blocks are all found", () => {
   const readme = readFileSync(join(root, "README.md"), "utf8");
   const fences = [...readme.matchAll(/^```(\S+)/gm)].map((match) => match[1]);
   assert.deepEqual(
-    fences.filter((language) => !["sh", "json", "text"].includes(language)),
+    fences.filter((language) => !["sh", "json", "text", "html"].includes(language)),
     blocks.map((block) => block.info.split(/\s/)[0]),
-    "every fenced block with a language is JavaScript or TypeScript, or sh/json/text",
+    "every fenced block with a language is JavaScript or TypeScript, or sh/json/text/html",
   );
   assert.ok(blocks.length >= 8, `${blocks.length} blocks`);
   assert.ok(blocks.some((block) => /\brecipe\b/.test(block.info)), "recipes are included");
   assert.ok(blocks.some((block) => /webworker/.test(block.code)), "the service worker recipe");
+  assert.ok(blocks.some((block) => /^tsx recipe\b/.test(block.info) && /@tanstack\/react-query/.test(block.code)), "the TanStack Query recipe");
+});
+
+test("the README imports only content-repo and the exactly pinned README_PACKAGES", () => {
+  const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+  for (const name of README_PACKAGES) assert.match(manifest.devDependencies[name] ?? "", /^\d+\.\d+\.\d+$/, name);
+  const packageOf = (specifier) => specifier.split("/").slice(0, specifier.startsWith("@") ? 2 : 1).join("/");
+  for (const block of readmeBlocks()) {
+    for (const [, specifier] of block.code.matchAll(/^\s*(?:import|export)\b[^'"]*?from\s*['"]([^'"]+)['"]/gm)) {
+      const name = packageOf(specifier);
+      // A package's types may come from @types (react's do).
+      const typed = README_PACKAGES.includes(name) || README_PACKAGES.includes(`@types/${name}`);
+      assert.ok(name === "content-repo" || typed, `README.md:${block.line}: imports ${specifier}`);
+    }
+  }
 });
 
 for (const resolution of Object.keys(RESOLUTIONS)) {
