@@ -100,6 +100,7 @@ function sdkPage(hints = false) {
     : "";
   return `<!doctype html>
 <meta charset="utf-8">
+<link rel="icon" href="data:,">
 <title>first list: content-repo</title>
 ${preload}<script type="importmap">{ "imports": { "content-repo": "/pkg/web/index.js" } }</script>
 <script>${REPORT}</script>
@@ -127,6 +128,7 @@ function comfortablePage() {
     .join("");
   return `<!doctype html>
 <meta charset="utf-8">
+<link rel="icon" href="data:,">
 <title>first list: comfortable-javascript</title>
 <script>${REPORT}</script>
 <script src="/vendor/comfortable.min.js"></script>
