@@ -4,7 +4,7 @@
 //
 //   node bench/first-list.mjs [--quick] [--rounds=N] [--pkg=DIR] [--results=DIR] [--serve]
 //
-// One loopback server (127.0.0.1) serves two tiny apps and one API:
+// One loopback server (127.0.0.1) serves tiny apps and one API:
 //
 // - /sdk.html: `import { Client, Query, ready } from "content-repo"` through an import
 //   map to /pkg/web/index.js (the "." entry as built, unbundled), `await ready()`,
@@ -61,7 +61,7 @@ export const QUERY = {
 };
 
 // ---------------------------------------------------------------------------------
-// The two apps
+// The apps
 // ---------------------------------------------------------------------------------
 
 /**
@@ -81,16 +81,12 @@ function __report(impl, done, marks, data) {
   }));
 }`;
 
-function query() {
-  return QUERY;
-}
-
 /**
  * The SDK's app; `hints` adds what the README suggests for pages without a bundler:
  * the module graph and the .wasm requested with the page.
  */
 function sdkPage(hints = false) {
-  const q = query();
+  const q = QUERY;
   const sorts = q.sorting.map(([key, dir]) => `.sort(${JSON.stringify(key)}, ${JSON.stringify(dir)})`).join("");
   const preload = hints
     ? `<link rel="modulepreload" href="/pkg/web/index.js">
@@ -119,7 +115,7 @@ __report(${JSON.stringify(hints ? "sdk-hints" : "sdk")}, done, { modules, wasmRe
 }
 
 function comfortablePage() {
-  const q = query();
+  const q = QUERY;
   const sorts = q.sorting
     .map(([key, dir]) => {
       const [context, name] = key.split(".");
