@@ -395,3 +395,39 @@ fn probe_reads_as_json_parse_does() {
         assert_eq!(read_values(&read.fields), scope("fields", &["n"]), "{text}");
     }
 }
+
+/// The store reads a list in one pass (framing and probing each document):
+/// it refuses exactly the nesting that `json::validate` refuses, wherever
+/// the deep value is (in `fields`, in `meta`, elsewhere in the document),
+/// in an envelope and in a bare array.
+#[test]
+fn nesting_limit_is_the_validators_in_every_place() {
+    let max = content_repo::json::MAX_DEPTH;
+    let mut checked = 0;
+    for depth in max - 6..=max {
+        let nested = format!("{}1{}", "[".repeat(depth), "]".repeat(depth));
+        let places = [
+            format!("{{\"meta\": {{\"id\": \"a\"}}, \"fields\": {{\"x\": {nested}}}}}"),
+            format!("{{\"meta\": {{\"id\": \"a\", \"x\": {nested}}}}}"),
+            format!("{{\"meta\": {{\"id\": \"a\"}}, \"x\": {nested}}}"),
+            format!("{{\"meta\": {{\"id\": \"a\"}}, \"fields\": {{\"x\": {{\"y\": {nested}}}}}}}"),
+        ];
+        for document in &places {
+            for text in [
+                format!("{{\"data\": [{document}]}}"),
+                format!("[{document}]"),
+            ] {
+                let valid = content_repo::json::validate(&text).is_ok();
+                let mut store = DocumentStore::new();
+                let stored = store.put_json(text.clone());
+                assert_eq!(stored.is_ok(), valid, "depth {depth}: {}", &text[..60]);
+                if let Err(error) = stored {
+                    assert_eq!(error.code(), "decode");
+                }
+                checked += usize::from(valid);
+            }
+        }
+    }
+    // both sides of the limit were met
+    assert!(checked > 0 && checked < 7 * 4 * 2, "{checked}");
+}

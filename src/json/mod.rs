@@ -99,10 +99,10 @@ pub(crate) fn string_end(bytes: &[u8], start: usize) -> Result<(usize, bool), Sy
     let mut index = start + 1;
     let mut escaped = false;
     loop {
-        while let Some(chunk) = bytes.get(index..index + 8) {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(chunk);
-            let word = u64::from_le_bytes(word);
+        // Eight bytes at a time (a plain load: `copy_from_slice` was a call
+        // under `opt-level = "z"`, and most of a document is string bytes).
+        while let Some((chunk, _)) = bytes.get(index..).and_then(<[u8]>::split_first_chunk::<8>) {
+            let word = u64::from_le_bytes(*chunk);
             if has_byte(word, b'"') || has_byte(word, b'\\') || has_control(word) {
                 break;
             }
@@ -221,7 +221,7 @@ pub fn value_end(bytes: &[u8], start: usize) -> Result<usize, Syntax> {
 /// [`MAX_DEPTH`], so that a text read a piece at a time is refused exactly
 /// when [`validate`] refuses it.
 pub fn value_end_within(bytes: &[u8], start: usize, levels: usize) -> Result<usize, Syntax> {
-    let mut stack: Vec<u8> = Vec::new();
+    let mut stack = Open::default();
     let mut index = skip_space(bytes, start);
     'value: loop {
         index = skip_space(bytes, index);
@@ -235,7 +235,7 @@ pub fn value_end_within(bytes: &[u8], start: usize, levels: usize) -> Result<usi
                     if stack.len() + levels >= MAX_DEPTH {
                         return syntax(index, "at most 100000 levels of nesting");
                     }
-                    stack.push(open);
+                    stack.push(open == b'{');
                     index = if open == b'{' {
                         key(bytes, next)?.3
                     } else {
@@ -248,9 +248,10 @@ pub fn value_end_within(bytes: &[u8], start: usize, levels: usize) -> Result<usi
         }
         // After a value: a comma continues the container, its bracket ends it.
         loop {
-            let Some(&open) = stack.last() else {
+            let Some(object) = stack.last() else {
                 return Ok(index);
             };
+            let open = if object { b'{' } else { b'[' };
             index = skip_space(bytes, index);
             match (open, bytes.get(index).copied()) {
                 (b'{', Some(b',')) => {
@@ -269,6 +270,59 @@ pub fn value_end_within(bytes: &[u8], start: usize, levels: usize) -> Result<usi
                 _ => return syntax(index, "',' or ']'"),
             }
         }
+    }
+}
+
+/// The containers a scan is in, one bit each (set: an object): 64 levels
+/// without allocating, deeper ones on the heap.
+#[derive(Default)]
+struct Open {
+    depth: usize,
+    low: u64,
+    high: Vec<u64>,
+}
+
+impl Open {
+    fn len(&self) -> usize {
+        self.depth
+    }
+
+    fn word(&mut self, level: usize) -> Option<&mut u64> {
+        match level / 64 {
+            0 => Some(&mut self.low),
+            word => {
+                if self.high.len() < word {
+                    self.high.push(0);
+                }
+                self.high.get_mut(word - 1)
+            }
+        }
+    }
+
+    fn push(&mut self, object: bool) {
+        let level = self.depth;
+        if let Some(word) = self.word(level) {
+            let bit = 1u64 << (level % 64);
+            if object {
+                *word |= bit;
+            } else {
+                *word &= !bit;
+            }
+        }
+        self.depth += 1;
+    }
+
+    fn last(&self) -> Option<bool> {
+        let level = self.depth.checked_sub(1)?;
+        let word = match level / 64 {
+            0 => self.low,
+            word => self.high.get(word - 1).copied().unwrap_or(0),
+        };
+        Some(word & (1u64 << (level % 64)) != 0)
+    }
+
+    fn pop(&mut self) {
+        self.depth = self.depth.saturating_sub(1);
     }
 }
 

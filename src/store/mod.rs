@@ -45,7 +45,7 @@ use std::rc::Rc;
 use serde_json::Value;
 
 use crate::engine::apply::{open_envelope, page_bounds};
-use crate::engine::list::{envelope_total, frame, id_at, revision_at, Shape};
+use crate::engine::list::{envelope_total, frame_with, id_at, revision_at, Probe, Shape};
 use crate::engine::select::Plan;
 use crate::engine::sort::{compare_keys, document_keys, effective_keys, KeyReader, SortKey};
 use crate::error::{Error, Result};
@@ -362,7 +362,18 @@ impl DocumentStore {
     ) -> Result<(Vec<Incoming>, Option<u64>)> {
         let syntax = |error: Syntax| origin.error(format!("invalid JSON: {error}"), buffer);
         let mut total = None;
-        let documents: Vec<Range<usize>> = match frame(buffer).map_err(syntax)? {
+        // The probe of each document reads its id, revision and content type
+        // (meta positions 0, 1, 2) and the values of the indexed sort keys,
+        // in the pass that frames the list.
+        let reader = KeyReader::new(&["id", "revision", "contentType"], &self.column_keys);
+        let mut probes: Vec<Probe> = Vec::new();
+        let shape = frame_with(buffer, &mut |bytes, start, levels| {
+            let (found, end) = reader.probe_within(bytes, start, levels)?;
+            probes.push(found);
+            Ok(end)
+        })
+        .map_err(syntax)?;
+        let documents: Vec<Range<usize>> = match shape {
             Shape::Array(documents) => documents,
             Shape::Envelope { documents, entries } => {
                 total = entries
@@ -375,7 +386,8 @@ impl DocumentStore {
             Shape::Object => {
                 let bytes = buffer.as_bytes();
                 let start = json::skip_space(bytes, 0);
-                let end = json::value_end(bytes, start).map_err(syntax)?;
+                let (found, end) = reader.probe_within(bytes, start, 0).map_err(syntax)?;
+                probes = vec![found];
                 std::iter::once(start..end).collect()
             }
             Shape::Scalar => {
@@ -386,14 +398,13 @@ impl DocumentStore {
                 ))
             }
         };
-        // The probe of each document reads its id, revision and content type
-        // (meta positions 0, 1, 2) and the values of the indexed sort keys.
-        let reader = KeyReader::new(&["id", "revision", "contentType"], &self.column_keys);
+        // A repeated `data` key: its last array's documents are the last
+        // ones probed.
+        let probes = probes.split_off(probes.len().saturating_sub(documents.len()));
         let bytes = buffer.as_bytes();
         let mut incoming = Vec::with_capacity(documents.len());
         let mut scratch = Vec::new();
-        for (index, range) in documents.into_iter().enumerate() {
-            let found = reader.probe(bytes, range.clone()).map_err(syntax)?;
+        for (index, (range, found)) in documents.into_iter().zip(probes).enumerate() {
             let id = match found.meta(0) {
                 Some(value) => id_at(bytes, value, &mut scratch).map_err(syntax)?,
                 None => None,

@@ -28,6 +28,8 @@ extern "C" {
     fn session_id() -> String;
     #[wasm_bindgen(js_name = readEntries)]
     fn read_entries(entries: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = utf8)]
+    fn utf8(text: &JsValue) -> Vec<u8>;
     #[wasm_bindgen(js_name = onReconnect)]
     fn on_reconnect(callback: &JsValue) -> JsValue;
     #[wasm_bindgen(js_name = settleWithin)]
@@ -252,7 +254,10 @@ impl OfflineCache {
             .iter()
             .filter_map(|pair| {
                 let pair = Array::from(&pair);
-                Some((pair.get(0).as_string()?, pair.get(1).as_string()?))
+                // A stored text crosses as UTF-8 bytes (the engine's
+                // encoder is native; checked again as UTF-8 here).
+                let text = String::from_utf8(utf8(&pair.get(1))).ok()?;
+                Some((pair.get(0).as_string()?, text))
             })
             .collect();
         let (errors, stale) = self.state.borrow_mut().load(entries);
