@@ -66,11 +66,15 @@ pub(crate) fn is_space_char(c: char) -> bool {
 }
 
 /// Whether `byte` is JSON white space.
+// Hot (every token of every scan): inlined even under `opt-level = "z"`.
+#[inline(always)]
 fn is_space(byte: u8) -> bool {
     matches!(byte, b' ' | b'\t' | b'\n' | b'\r')
 }
 
 /// The first index at or after `index` that is not white space.
+// Hot (every token of every scan): inlined even under `opt-level = "z"`.
+#[inline(always)]
 pub(crate) fn skip_space(bytes: &[u8], mut index: usize) -> usize {
     while bytes.get(index).copied().is_some_and(is_space) {
         index += 1;
@@ -82,12 +86,16 @@ const ONES: u64 = 0x0101_0101_0101_0101;
 const HIGHS: u64 = 0x8080_8080_8080_8080;
 
 /// Whether any byte of `word` equals `byte`.
+// Hot (every token of every scan): inlined even under `opt-level = "z"`.
+#[inline(always)]
 fn has_byte(word: u64, byte: u8) -> bool {
     let x = word ^ (u64::from(byte) * ONES);
     (x.wrapping_sub(ONES) & !x & HIGHS) != 0
 }
 
 /// Whether any byte of `word` is below 0x20 (a control character).
+// Hot (every token of every scan): inlined even under `opt-level = "z"`.
+#[inline(always)]
 fn has_control(word: u64) -> bool {
     (word.wrapping_sub(0x20 * ONES) & !word & HIGHS) != 0
 }
@@ -134,6 +142,8 @@ pub(crate) fn string_end(bytes: &[u8], start: usize) -> Result<(usize, bool), Sy
     }
 }
 
+// Hot (every token of every scan): inlined even under `opt-level = "z"`.
+#[inline(always)]
 fn digits_end(bytes: &[u8], mut index: usize) -> usize {
     while bytes.get(index).is_some_and(u8::is_ascii_digit) {
         index += 1;
@@ -182,6 +192,7 @@ fn literal_end(bytes: &[u8], start: usize, word: &'static [u8]) -> Result<usize,
 }
 
 /// The end of the scalar (string, number, literal) at `start`.
+#[inline]
 pub(crate) fn scalar_end(bytes: &[u8], start: usize) -> Result<usize, Syntax> {
     match bytes.get(start).copied() {
         Some(b'"') => string_end(bytes, start).map(|(end, _)| end),
@@ -196,6 +207,7 @@ pub(crate) fn scalar_end(bytes: &[u8], start: usize) -> Result<usize, Syntax> {
 /// Reads `"key"` and the `:` after it, from `index` (white space allowed
 /// before each): the key's span (quotes included), whether it holds an
 /// escape, and the index after the `:`.
+#[inline]
 pub(crate) fn key(bytes: &[u8], index: usize) -> Result<(usize, usize, bool, usize), Syntax> {
     let start = skip_space(bytes, index);
     if bytes.get(start) != Some(&b'"') {
