@@ -327,6 +327,16 @@ impl Cache {
         self.max_bytes.is_some_and(|max| self.bytes > max)
     }
 
+    /// Says which query comes first, before [`Self::load`]: the store of its
+    /// variant reads its sort values while the stored texts are ingested,
+    /// so that its first answer does not read every document again.
+    pub fn expect(&mut self, query: &Query) {
+        // An invalid sorting is refused later, by the answer itself.
+        let _ = self
+            .store(&variant_key(query))
+            .expect_sorting(query.sorting());
+    }
+
     /// Forgets everything (storage is cleared by the caller).
     pub fn clear(&mut self) {
         let session = std::mem::take(&mut self.session);

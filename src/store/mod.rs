@@ -58,6 +58,9 @@ use crate::query::Query;
 /// How many sort indexes a store keeps (least recently used dropped first).
 pub const MAX_INDEXES: usize = 8;
 
+/// How many sort keys an index build compares by integer prefix first.
+const PREFIX_KEYS: usize = 3;
+
 /// A document's text: a range of a shared buffer.
 #[derive(Debug, Clone)]
 struct Text {
@@ -748,6 +751,85 @@ impl DocumentStore {
             return Ok(position);
         }
         let keys = effective_keys(sorting);
+        self.ensure_columns(&keys)?;
+        let columns = self.key_columns(&keys);
+        let mut order: Vec<u32> = (0..u32_from_usize(self.slots.len()))
+            .filter(|slot| self.is_live(*slot))
+            .collect();
+        // Most comparisons end on the first eight bytes of the first keys:
+        // those are compared as integers, the full keys only on a tie.
+        let prefixes = self.prefixes(&columns);
+        let width = columns.len().min(PREFIX_KEYS);
+        let prefix = |slot: u32| {
+            let start = slot as usize * width;
+            prefixes.get(start..start + width).unwrap_or_default()
+        };
+        order.sort_unstable_by(|a, b| {
+            prefix(*a)
+                .iter()
+                .zip(prefix(*b))
+                .map(|(x, y)| x.cmp(y))
+                .find(|order| order.is_ne())
+                .unwrap_or(Ordering::Equal)
+                .then_with(|| self.compare_slots(&columns, *a, *b))
+        });
+        self.indexes.push(Index {
+            sorting: sorting.to_vec(),
+            keys,
+            order,
+            used: self.clock,
+        });
+        if self.indexes.len() > MAX_INDEXES {
+            self.evict();
+        }
+        self.indexes
+            .iter()
+            .position(|index| index.sorting == sorting)
+            .ok_or_else(|| Error::invalid_argument("the sort index could not be kept"))
+    }
+
+    /// Reads the sort values of `sorting` as documents are stored from now
+    /// on (a store about to ingest many documents for a known query reads
+    /// them in the same pass).
+    pub(crate) fn expect_sorting(&mut self, sorting: &[Sort]) -> Result<()> {
+        self.ensure_columns(&effective_keys(sorting))
+    }
+
+    /// For every slot, the integer prefix of its first [`PREFIX_KEYS`] sort
+    /// values (`columns`), `min(columns, PREFIX_KEYS)` words per slot: a
+    /// smaller prefix is a smaller key, equal prefixes say nothing.
+    fn prefixes(&self, columns: &[(usize, Direction)]) -> Vec<u64> {
+        let width = columns.len().min(PREFIX_KEYS);
+        let mut out = Vec::with_capacity(self.slots.len() * width);
+        for slot in 0..self.slots.len() {
+            for (column, direction) in columns.iter().take(width) {
+                let value = self
+                    .columns
+                    .get(*column)
+                    .and_then(|values| values.get(slot));
+                out.push(match value {
+                    Some(Some(key)) => {
+                        // Seven bytes, then a zero byte: never u64::MAX.
+                        let mut word = 0u64;
+                        for index in 0..7 {
+                            word = word << 8 | u64::from(key.get(index).copied().unwrap_or(0));
+                        }
+                        let word = word << 8;
+                        match direction {
+                            Direction::Asc => word,
+                            Direction::Desc => !word & !0xFF,
+                        }
+                    }
+                    // Missing values sort last, in both directions.
+                    _ => u64::MAX,
+                });
+            }
+        }
+        out
+    }
+
+    /// Reads the values of the sort keys `keys` that are not columns yet.
+    fn ensure_columns(&mut self, keys: &[(FieldKey, Direction)]) -> Result<()> {
         let missing: Vec<FieldKey> = keys
             .iter()
             .map(|(key, _)| key.clone())
@@ -781,24 +863,7 @@ impl DocumentStore {
             self.columns_version += 1;
             self.columns.extend(columns);
         }
-        let columns = self.key_columns(&keys);
-        let mut order: Vec<u32> = (0..u32_from_usize(self.slots.len()))
-            .filter(|slot| self.is_live(*slot))
-            .collect();
-        order.sort_unstable_by(|a, b| self.compare_slots(&columns, *a, *b));
-        self.indexes.push(Index {
-            sorting: sorting.to_vec(),
-            keys,
-            order,
-            used: self.clock,
-        });
-        if self.indexes.len() > MAX_INDEXES {
-            self.evict();
-        }
-        self.indexes
-            .iter()
-            .position(|index| index.sorting == sorting)
-            .ok_or_else(|| Error::invalid_argument("the sort index could not be kept"))
+        Ok(())
     }
 
     /// Drops the least recently used index and the columns no index needs.

@@ -358,6 +358,14 @@ impl OfflineCache {
         Ok(())
     }
 
+    /// Before the stored entries are loaded: `query` comes first (its sort
+    /// values are read as the entries are ingested).
+    pub(crate) fn expect(&self, query: &crate::query::Query) {
+        if !self.loaded.get() && self.loading.borrow().is_none() {
+            self.state.borrow_mut().expect(query);
+        }
+    }
+
     /// What the cache can answer, for the policy, and the answer.
     pub(crate) async fn lookup(
         self: &Rc<Self>,
