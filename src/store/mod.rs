@@ -61,6 +61,10 @@ pub const MAX_INDEXES: usize = 8;
 /// How many sort keys an index build compares by integer prefix first.
 const PREFIX_KEYS: usize = 3;
 
+/// The prefix word of a missing sort value (no key's word: their last byte
+/// is at most 8).
+const MISSING: u64 = u64::MAX;
+
 /// A document's text: a range of a shared buffer.
 #[derive(Debug, Clone)]
 struct Text {
@@ -756,22 +760,38 @@ impl DocumentStore {
         let mut order: Vec<u32> = (0..u32_from_usize(self.slots.len()))
             .filter(|slot| self.is_live(*slot))
             .collect();
-        // Most comparisons end on the first eight bytes of the first keys:
-        // those are compared as integers, the full keys only on a tie.
+        // Most comparisons end on the first bytes of the first keys: those
+        // are compared as integers, the full keys only on a tie that the
+        // prefixes cannot settle.
         let prefixes = self.prefixes(&columns);
         let width = columns.len().min(PREFIX_KEYS);
         let prefix = |slot: u32| {
             let start = slot as usize * width;
             prefixes.get(start..start + width).unwrap_or_default()
         };
+        let by_prefix = |a: u32, b: u32| -> Option<Ordering> {
+            for ((x, y), (_, direction)) in prefix(a).iter().zip(prefix(b)).zip(&columns) {
+                let order = match (*x == MISSING, *y == MISSING) {
+                    (true, true) => Ordering::Equal,
+                    (true, false) => Ordering::Greater,
+                    (false, true) => Ordering::Less,
+                    (false, false) => match direction {
+                        Direction::Asc => x.cmp(y),
+                        Direction::Desc => y.cmp(x),
+                    },
+                };
+                if order.is_ne() {
+                    return Some(order);
+                }
+                if x & 0xFF == 8 {
+                    // Equal prefixes of longer keys: the keys decide.
+                    return None;
+                }
+            }
+            None
+        };
         order.sort_unstable_by(|a, b| {
-            prefix(*a)
-                .iter()
-                .zip(prefix(*b))
-                .map(|(x, y)| x.cmp(y))
-                .find(|order| order.is_ne())
-                .unwrap_or(Ordering::Equal)
-                .then_with(|| self.compare_slots(&columns, *a, *b))
+            by_prefix(*a, *b).unwrap_or_else(|| self.compare_slots(&columns, *a, *b))
         });
         self.indexes.push(Index {
             sorting: sorting.to_vec(),
@@ -795,33 +815,30 @@ impl DocumentStore {
         self.ensure_columns(&effective_keys(sorting))
     }
 
-    /// For every slot, the integer prefix of its first [`PREFIX_KEYS`] sort
-    /// values (`columns`), `min(columns, PREFIX_KEYS)` words per slot: a
-    /// smaller prefix is a smaller key, equal prefixes say nothing.
+    /// For every slot, a word for each of its first [`PREFIX_KEYS`] sort
+    /// values (`columns`), `min(columns, PREFIX_KEYS)` words per slot: the
+    /// key's first seven bytes (zero padded), then its length up to 8, so
+    /// that words compare as the keys do except that two keys longer than
+    /// seven bytes with the same start are equal words; [`MISSING`] for no
+    /// value.
     fn prefixes(&self, columns: &[(usize, Direction)]) -> Vec<u64> {
         let width = columns.len().min(PREFIX_KEYS);
         let mut out = Vec::with_capacity(self.slots.len() * width);
         for slot in 0..self.slots.len() {
-            for (column, direction) in columns.iter().take(width) {
+            for (column, _) in columns.iter().take(width) {
                 let value = self
                     .columns
                     .get(*column)
                     .and_then(|values| values.get(slot));
                 out.push(match value {
                     Some(Some(key)) => {
-                        // Seven bytes, then a zero byte: never u64::MAX.
                         let mut word = 0u64;
                         for index in 0..7 {
                             word = word << 8 | u64::from(key.get(index).copied().unwrap_or(0));
                         }
-                        let word = word << 8;
-                        match direction {
-                            Direction::Asc => word,
-                            Direction::Desc => !word & !0xFF,
-                        }
+                        word << 8 | u64::from(u8::try_from(key.len().min(8)).unwrap_or(8))
                     }
-                    // Missing values sort last, in both directions.
-                    _ => u64::MAX,
+                    _ => MISSING,
                 });
             }
         }
