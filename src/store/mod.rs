@@ -61,9 +61,12 @@ pub const MAX_INDEXES: usize = 8;
 /// How many sort keys an index build compares by integer prefix first.
 const PREFIX_KEYS: usize = 3;
 
+/// The bytes of a sort key an index build's prefix word holds.
+const PREFIX_BYTES: u8 = 15;
+
 /// The prefix word of a missing sort value (no key's word: their last byte
-/// is at most 8).
-const MISSING: u64 = u64::MAX;
+/// is at most `PREFIX_BYTES + 1`).
+const MISSING: u128 = u128::MAX;
 
 /// A document's text: a range of a shared buffer.
 #[derive(Debug, Clone)]
@@ -783,7 +786,7 @@ impl DocumentStore {
                 if order.is_ne() {
                     return Some(order);
                 }
-                if x & 0xFF == 8 {
+                if x & 0xFF == u128::from(PREFIX_BYTES) + 1 {
                     // Equal prefixes of longer keys: the keys decide.
                     return None;
                 }
@@ -817,11 +820,11 @@ impl DocumentStore {
 
     /// For every slot, a word for each of its first [`PREFIX_KEYS`] sort
     /// values (`columns`), `min(columns, PREFIX_KEYS)` words per slot: the
-    /// key's first seven bytes (zero padded), then its length up to 8, so
-    /// that words compare as the keys do except that two keys longer than
-    /// seven bytes with the same start are equal words; [`MISSING`] for no
+    /// key's first [`PREFIX_BYTES`] bytes (zero padded), then its length up
+    /// to one more, so that words compare as the keys do, except that two
+    /// longer keys with the same start are equal words; [`MISSING`] for no
     /// value.
-    fn prefixes(&self, columns: &[(usize, Direction)]) -> Vec<u64> {
+    fn prefixes(&self, columns: &[(usize, Direction)]) -> Vec<u128> {
         let width = columns.len().min(PREFIX_KEYS);
         let mut out = Vec::with_capacity(self.slots.len() * width);
         for slot in 0..self.slots.len() {
@@ -832,11 +835,12 @@ impl DocumentStore {
                     .and_then(|values| values.get(slot));
                 out.push(match value {
                     Some(Some(key)) => {
-                        let mut word = 0u64;
-                        for index in 0..7 {
-                            word = word << 8 | u64::from(key.get(index).copied().unwrap_or(0));
+                        let mut word = 0u128;
+                        for index in 0..usize::from(PREFIX_BYTES) {
+                            word = word << 8 | u128::from(key.get(index).copied().unwrap_or(0));
                         }
-                        word << 8 | u64::from(u8::try_from(key.len().min(8)).unwrap_or(8))
+                        let length = key.len().min(usize::from(PREFIX_BYTES) + 1);
+                        word << 8 | u128::from(u8::try_from(length).unwrap_or(u8::MAX))
                     }
                     _ => MISSING,
                 });
