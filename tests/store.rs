@@ -452,6 +452,10 @@ fn index_builds_agree_with_the_reference_on_shared_prefixes() {
             "aaaaaaaa1",
             "aaaaaaaa2",
             "aaaaaaaab",
+            "aaaaaaaaaaaaaa",
+            "aaaaaaaaaaaaaaa",
+            "aaaaaaaaaaaaaaaa1",
+            "aaaaaaaaaaaaaaaa2",
             "2024-01-01T00:00:00Z",
             "2024-01-01T00:00:00.5Z",
         ])
