@@ -144,13 +144,6 @@ export function readEntries(entries) {
   return { pairs, bad };
 }
 
-const encoder = new TextEncoder();
-
-/** A stored text as UTF-8 bytes (lone surrogates become U+FFFD, as any text passed to the module does). */
-export function utf8(text) {
-  return encoder.encode(text);
-}
-
 /** Parses a result's JSON text and defines its non-enumerable `source`, `stale` and `cachedAt`. */
 export function markSource(text, source, stale, cachedAt) {
   const value = JSON.parse(text);

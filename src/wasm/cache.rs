@@ -28,8 +28,6 @@ extern "C" {
     fn session_id() -> String;
     #[wasm_bindgen(js_name = readEntries)]
     fn read_entries(entries: &JsValue) -> JsValue;
-    #[wasm_bindgen(js_name = utf8)]
-    fn utf8(text: &JsValue) -> Vec<u8>;
     #[wasm_bindgen(js_name = onReconnect)]
     fn on_reconnect(callback: &JsValue) -> JsValue;
     #[wasm_bindgen(js_name = settleWithin)]
@@ -254,9 +252,8 @@ impl OfflineCache {
             .iter()
             .filter_map(|pair| {
                 let pair = Array::from(&pair);
-                // A stored text crosses as UTF-8 bytes (the engine's
-                // encoder is native; checked again as UTF-8 here).
-                let text = String::from_utf8(utf8(&pair.get(1))).ok()?;
+                // A stored text is encoded straight into wasm memory.
+                let text = String::from_utf8(super::store::utf8_bytes(&pair.get(1))).ok()?;
                 Some((pair.get(0).as_string()?, text))
             })
             .collect();
