@@ -553,3 +553,62 @@ fn replaced_responses_are_collected() {
         1
     );
 }
+
+/// A cache told which query comes first reads its sort values while it
+/// loads: every answer (that sorting, others, other variants) is the one
+/// an uninformed cache gives.
+#[test]
+fn expecting_a_query_before_loading_changes_no_answer() {
+    let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
+    let docs: Vec<Value> = (0..40)
+        .map(|i| {
+            doc(
+                i,
+                1,
+                &format!("t{}", (i * 7) % 5),
+                &format!("2024-01-{:02}T00:00:00.000Z", 1 + i % 9),
+            )
+        })
+        .collect();
+    record(
+        &mut cache,
+        &mut storage,
+        URL,
+        &posts(),
+        &Query::new(),
+        Kind::List,
+        &list(docs, 40),
+    );
+    let mut first = Query::new();
+    first.sort("fields.title", Direction::Asc).unwrap();
+    first.sort("meta.createdAt", Direction::Desc).unwrap();
+    first.limit(10).unwrap();
+    let mut other = Query::new();
+    other.sort("fields.price", Direction::Desc).unwrap();
+    let mut german = first.clone();
+    german.locale("de").unwrap();
+    let entries: Vec<(String, String)> = storage.entries.clone().into_iter().collect();
+    let mut plain = Cache::new("u");
+    assert!(plain.load(entries.clone()).0.is_empty());
+    let mut informed = Cache::new("v");
+    informed.expect(&first);
+    informed.expect(&german);
+    assert!(informed.load(entries).0.is_empty());
+    for query in [&first, &other, &Query::new()] {
+        assert_eq!(
+            informed.answer_list("q", &posts(), query).unwrap().body,
+            plain.answer_list("q", &posts(), query).unwrap().body
+        );
+    }
+    assert_eq!(informed.size(), plain.size());
+    assert_eq!(
+        informed
+            .answer_list("q", &posts(), &german)
+            .map(|a| a.body)
+            .map_err(|e| e.code()),
+        plain
+            .answer_list("q", &posts(), &german)
+            .map(|a| a.body)
+            .map_err(|e| e.code())
+    );
+}

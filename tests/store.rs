@@ -395,3 +395,114 @@ fn probe_reads_as_json_parse_does() {
         assert_eq!(read_values(&read.fields), scope("fields", &["n"]), "{text}");
     }
 }
+
+/// The store reads a list in one pass (framing and probing each document):
+/// it refuses exactly the nesting that `json::validate` refuses, wherever
+/// the deep value is (in `fields`, in `meta`, elsewhere in the document),
+/// in an envelope and in a bare array.
+#[test]
+fn nesting_limit_is_the_validators_in_every_place() {
+    let max = content_repo::json::MAX_DEPTH;
+    let mut checked = 0;
+    for depth in max - 6..=max {
+        let nested = format!("{}1{}", "[".repeat(depth), "]".repeat(depth));
+        let places = [
+            format!("{{\"meta\": {{\"id\": \"a\"}}, \"fields\": {{\"x\": {nested}}}}}"),
+            format!("{{\"meta\": {{\"id\": \"a\", \"x\": {nested}}}}}"),
+            format!("{{\"meta\": {{\"id\": \"a\"}}, \"x\": {nested}}}"),
+            format!("{{\"meta\": {{\"id\": \"a\"}}, \"fields\": {{\"x\": {{\"y\": {nested}}}}}}}"),
+        ];
+        for document in &places {
+            for text in [
+                format!("{{\"data\": [{document}]}}"),
+                format!("[{document}]"),
+            ] {
+                let valid = content_repo::json::validate(&text).is_ok();
+                let mut store = DocumentStore::new();
+                let stored = store.put_json(text.clone());
+                assert_eq!(stored.is_ok(), valid, "depth {depth}: {}", &text[..60]);
+                if let Err(error) = stored {
+                    assert_eq!(error.code(), "decode");
+                }
+                checked += usize::from(valid);
+            }
+        }
+    }
+    // both sides of the limit were met
+    assert!(checked > 0 && checked < 7 * 4 * 2, "{checked}");
+}
+
+/// Index builds compare integer prefixes of the first keys before the keys:
+/// values that share long starts (so that prefixes tie while keys differ),
+/// differ only in length, or are missing, in every direction, sort as the
+/// reference sorts them.
+#[test]
+fn index_builds_agree_with_the_reference_on_shared_prefixes() {
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config, TestRunner};
+    let value = prop_oneof![
+        Just(Value::Null),
+        prop::sample::select(vec![
+            "",
+            "a",
+            "a\u{0}",
+            "aaaaaa",
+            "aaaaaaa",
+            "aaaaaaaa",
+            "aaaaaaaa1",
+            "aaaaaaaa2",
+            "aaaaaaaab",
+            "aaaaaaaaaaaaaa",
+            "aaaaaaaaaaaaaaa",
+            "aaaaaaaaaaaaaaaa1",
+            "aaaaaaaaaaaaaaaa2",
+            "2024-01-01T00:00:00Z",
+            "2024-01-01T00:00:00.5Z",
+        ])
+        .prop_map(|text| json!(text)),
+        prop::sample::select(vec![0.0, 1.0, 1.5, -1.0, 10.0, 1e21, 1.0000001, 1.0000002])
+            .prop_map(|number| json!(number)),
+    ];
+    let doc = (value.clone(), value.clone(), value, 0u32..1000);
+    let key = (
+        prop::sample::select(vec!["fields.a", "fields.b", "fields.c", "meta.id"]),
+        any::<bool>(),
+    );
+    let case = (
+        prop::collection::vec(doc, 1..40),
+        prop::collection::vec(key, 1..4),
+    );
+    let mut runner = TestRunner::new(Config {
+        cases: 256,
+        ..Config::default()
+    });
+    runner
+        .run(&case, |(docs, keys)| {
+            let docs: Vec<Value> = docs
+                .into_iter()
+                .enumerate()
+                .map(|(index, (a, b, c, id))| {
+                    json!({"fields": {"a": a, "b": b, "c": c},
+                           "meta": {"id": format!("{id}-{index}")}})
+                })
+                .collect();
+            let mut query = Query::new();
+            for (name, ascending) in &keys {
+                let direction = if *ascending {
+                    Direction::Asc
+                } else {
+                    Direction::Desc
+                };
+                if query.sort(name, direction).is_err() {
+                    return Ok(());
+                }
+            }
+            query.limit(1000).unwrap();
+            let mut store = DocumentStore::new();
+            store.put_value(&Value::Array(docs.clone())).unwrap();
+            let expected = apply_query(&Value::Array(docs), &query).unwrap();
+            prop_assert_eq!(store.query(&query, None).unwrap(), expected, "{}", query);
+            Ok(())
+        })
+        .unwrap();
+}

@@ -327,6 +327,16 @@ impl Cache {
         self.max_bytes.is_some_and(|max| self.bytes > max)
     }
 
+    /// Says which query comes first, before [`Self::load`]: the store of its
+    /// variant reads its sort values while the stored texts are ingested,
+    /// so that its first answer does not read every document again.
+    pub fn expect(&mut self, query: &Query) {
+        // An invalid sorting is refused later, by the answer itself.
+        let _ = self
+            .store(&variant_key(query))
+            .expect_sorting(query.sorting());
+    }
+
     /// Forgets everything (storage is cleared by the caller).
     pub fn clear(&mut self) {
         let session = std::mem::take(&mut self.session);
@@ -669,7 +679,7 @@ impl Cache {
         let mut lists: Vec<(String, String, Vec<Vec<u8>>, f64)> = Vec::new();
         for (key, text) in entries {
             if key.starts_with("s:") {
-                match read_segment(&key, &text) {
+                match read_segment(&key, text) {
                     Ok(segment) => segments.push(segment),
                     Err(error) => errors.push(error),
                 }
@@ -1082,32 +1092,43 @@ fn check_coverage(store: &DocumentStore, list: &List, query: &Query) -> Result<(
     Ok(())
 }
 
-fn read_segment(key: &str, text: &str) -> Result<(String, Segment, Option<String>)> {
-    let (head, body) = text
-        .split_once('\n')
-        .ok_or_else(|| corrupt(key, "no header line", text))?;
+/// Reads a stored segment: its header line, then the response text. The
+/// text of a list or a document is checked when the store ingests it (one
+/// pass frames and reads it); any other text is checked here.
+fn read_segment(key: &str, mut text: String) -> Result<(String, Segment, Option<String>)> {
+    let newline = text
+        .find('\n')
+        .ok_or_else(|| corrupt(key, "no header line", &text))?;
+    let head = text.get(..newline).unwrap_or_default();
     let header = record(key, head)?;
     let field = |name: &str| header.string(name);
     let kind = field("kind")
         .as_deref()
         .and_then(Kind::parse)
-        .ok_or_else(|| corrupt(key, "no kind", text))?;
+        .ok_or_else(|| corrupt(key, "no kind", head))?;
     let (Some(url), Some(variant), Some(endpoint)) =
         (field("url"), field("variant"), field("endpoint"))
     else {
-        return Err(corrupt(key, "an incomplete header", text));
+        return Err(corrupt(key, "an incomplete header", head));
     };
-    json::validate(body).map_err(|error| corrupt(key, error, body))?;
+    let selection = field("selection");
+    let fetched_at = header.number("fetchedAt").unwrap_or(0.0);
+    let seq = header.number("seq").map_or(0, u64_from_f64);
+    // The body moves to the front of the same buffer: no second copy.
+    text.drain(..=newline);
+    if kind == Kind::Other {
+        json::validate(&text).map_err(|error| corrupt(key, error, &text))?;
+    }
     let segment = Segment {
         url,
         variant,
         endpoint,
         kind,
-        text: Rc::new(body.to_owned()),
-        fetched_at: header.number("fetchedAt").unwrap_or(0.0),
-        seq: header.number("seq").map_or(0, u64_from_f64),
+        text: Rc::new(text),
+        fetched_at,
+        seq,
     };
-    Ok((key.to_owned(), segment, field("selection")))
+    Ok((key.to_owned(), segment, selection))
 }
 
 fn read_list(key: &str, rest: &str, text: &str) -> Result<(String, String, Vec<Vec<u8>>, f64)> {

@@ -57,6 +57,7 @@ fn elements(
     bytes: &[u8],
     start: usize,
     levels: usize,
+    each: Each<'_>,
 ) -> Result<(Vec<Range<usize>>, usize), Syntax> {
     let mut out = Vec::new();
     let mut index = skip_space(bytes, start + 1);
@@ -65,7 +66,7 @@ fn elements(
     }
     loop {
         let value = skip_space(bytes, index);
-        let end = json::value_end_within(bytes, value, levels)?;
+        let end = each(bytes, value, levels)?;
         out.push(value..end);
         index = skip_space(bytes, end);
         match bytes.get(index) {
@@ -91,9 +92,10 @@ pub(crate) fn entries(
     let mut scratch = Vec::new();
     loop {
         let (key_start, key_end, escaped, after) = json::key(bytes, index)?;
-        let name = json::string_bytes(bytes, key_start, key_end, escaped, &mut scratch).to_vec();
+        // A key without escapes is read in place (no allocation per key).
+        let name = json::string_bytes(bytes, key_start, key_end, escaped, &mut scratch);
         let value = skip_space(bytes, after);
-        let end = each(&name, key_start..key_end, value)?;
+        let end = each(name, key_start..key_end, value)?;
         index = skip_space(bytes, end);
         match bytes.get(index) {
             Some(b',') => index += 1,
@@ -103,13 +105,27 @@ pub(crate) fn entries(
     }
 }
 
+/// Reads the document that starts at `start` inside `levels` open
+/// containers, checked as [`json::value_end_within`] checks it; returns the
+/// index after it.
+pub(crate) type Each<'a> = &'a mut dyn FnMut(&[u8], usize, usize) -> Result<usize, Syntax>;
+
 /// Frames a JSON text (checked to be exactly one JSON value).
 pub fn frame(text: &str) -> Result<Shape, Syntax> {
+    frame_with(text, &mut |bytes, start, levels| {
+        json::value_end_within(bytes, start, levels)
+    })
+}
+
+/// [`frame`], reading each document (each element of an array, or of a list
+/// envelope's `data`) with `each`: one pass over the text frames it and
+/// reads what the caller needs of its documents.
+pub(crate) fn frame_with(text: &str, each: Each<'_>) -> Result<Shape, Syntax> {
     let bytes = text.as_bytes();
     let start = skip_space(bytes, 0);
     let (shape, end) = match bytes.get(start) {
         Some(b'[') => {
-            let (documents, end) = elements(bytes, start, 1)?;
+            let (documents, end) = elements(bytes, start, 1, each)?;
             (Shape::Array(documents), end)
         }
         Some(b'{') => {
@@ -121,7 +137,7 @@ pub fn frame(text: &str) -> Result<Shape, Syntax> {
             let end = entries(bytes, start, |name, key, value| {
                 let (elements, end) = match (name, bytes.get(value)) {
                     (b"data", Some(b'[')) => {
-                        let (found, end) = elements(bytes, value, 2)?;
+                        let (found, end) = elements(bytes, value, 2, &mut *each)?;
                         (Some(found), end)
                     }
                     _ => (None, json::value_end_within(bytes, value, 1)?),
@@ -226,29 +242,53 @@ pub fn probe(
     meta_names: &[&str],
     field_names: &[&str],
 ) -> Result<Probe, Syntax> {
-    let start = skip_space(bytes, range.start);
+    probe_within(bytes, range.start, 0, meta_names, field_names).map(|(probe, _)| probe)
+}
+
+/// [`probe`] of the document at `start` inside `levels` open containers,
+/// checked exactly as [`json::value_end_within`] checks it (depth
+/// included); also returns the index after the document.
+pub(crate) fn probe_within(
+    bytes: &[u8],
+    start: usize,
+    levels: usize,
+    meta_names: &[&str],
+    field_names: &[&str],
+) -> Result<(Probe, usize), Syntax> {
+    let start = skip_space(bytes, start);
     let mut probe = Probe {
         is_object: bytes.get(start) == Some(&b'{'),
         meta: vec![None; meta_names.len()],
         fields: vec![None; field_names.len()],
     };
     if !probe.is_object {
-        json::value_end(bytes, start)?;
-        return Ok(probe);
+        let end = json::value_end_within(bytes, start, levels)?;
+        return Ok((probe, end));
     }
-    entries(bytes, start, |name, _, value| {
+    // A non-empty object counts one level for what it holds, as in
+    // `value_end_within`.
+    let open = |at: usize, levels: usize| {
+        let next = skip_space(bytes, at + 1);
+        if bytes.get(next) != Some(&b'}') && levels >= json::MAX_DEPTH {
+            return json::syntax(at, "at most 100000 levels of nesting");
+        }
+        Ok(())
+    };
+    open(start, levels)?;
+    let end = entries(bytes, start, |name, _, value| {
         let (names, found) = match name {
             b"meta" => (meta_names, &mut probe.meta),
             b"fields" => (field_names, &mut probe.fields),
-            _ => return json::value_end(bytes, value),
+            _ => return json::value_end_within(bytes, value, levels + 1),
         };
         // A later `meta` or `fields` replaces an earlier one whole.
         found.fill(None);
         if bytes.get(value) != Some(&b'{') {
-            return json::value_end(bytes, value);
+            return json::value_end_within(bytes, value, levels + 1);
         }
+        open(value, levels + 1)?;
         entries(bytes, value, |key, _, at| {
-            let end = json::value_end(bytes, at)?;
+            let end = json::value_end_within(bytes, at, levels + 2)?;
             if let Some(position) = names.iter().position(|known| known.as_bytes() == key) {
                 if let Some(slot) = found.get_mut(position) {
                     *slot = Some(at..end);
@@ -257,7 +297,7 @@ pub fn probe(
             Ok(end)
         })
     })?;
-    Ok(probe)
+    Ok((probe, end))
 }
 
 /// `total` of a list envelope's `meta` object at `start`, when it is a

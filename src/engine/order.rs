@@ -67,11 +67,12 @@ const ENTRY: u8 = 0x02;
 /// Appends text (WTF-8 bytes) so that byte order is code point order and no
 /// key is a prefix of another: `00` escaped as `00 FF`, ended by `00 01`.
 fn push_text(out: &mut Vec<u8>, text: &[u8]) {
-    for &byte in text {
-        out.push(byte);
-        if byte == 0 {
-            out.push(0xFF);
+    // Runs without a zero byte are copied whole.
+    for (index, run) in text.split(|byte| *byte == 0).enumerate() {
+        if index > 0 {
+            out.extend_from_slice(&[0x00, 0xFF]);
         }
+        out.extend_from_slice(run);
     }
     out.extend_from_slice(&[0x00, 0x01]);
 }
@@ -398,6 +399,21 @@ pub fn sort_key_at(bytes: &[u8], start: usize, id: bool) -> Result<Option<Vec<u8
             let mut scratch = Vec::new();
             let (text, _) = json::string_at(bytes, index, &mut scratch)?;
             Ok(Some(id_key(text)))
+        }
+        // Scalars (nearly every sort value) without the container machinery:
+        // the same keys as `value_key_at` writes.
+        Some(b'"') => {
+            let mut scratch = Vec::new();
+            let (text, _) = json::string_at(bytes, index, &mut scratch)?;
+            let mut out = Vec::with_capacity(text.len() + 3);
+            push_string(&mut out, text);
+            Ok(Some(out))
+        }
+        Some(b'-' | b'0'..=b'9') => {
+            let end = json::number_end(bytes, index)?;
+            let mut out = vec![rank::NUMBER];
+            number::encode(bytes.get(index..end).unwrap_or_default(), &mut out);
+            Ok(Some(out))
         }
         _ => value_key_at(bytes, index).map(|(key, _)| Some(key)),
     }

@@ -19,7 +19,7 @@
 use std::cmp::Ordering;
 use std::ops::Range;
 
-use super::list::{frame, probe, Entry, Probe, Shape};
+use super::list::{frame, probe, probe_within, Entry, Probe, Shape};
 use super::order::sort_key_at;
 use crate::error::{Error, Result};
 use crate::json::Syntax;
@@ -132,6 +132,17 @@ impl<'a> KeyReader<'a> {
             reader.places.push((key.scope, position, is_id(key)));
         }
         reader
+    }
+
+    /// [`Self::probe`] of the document at `start` inside `levels` open
+    /// containers (checked as JSON), and the index after it.
+    pub(crate) fn probe_within(
+        &self,
+        bytes: &[u8],
+        start: usize,
+        levels: usize,
+    ) -> Result<(Probe, usize), Syntax> {
+        probe_within(bytes, start, levels, &self.meta, &self.fields)
     }
 
     /// Probes the document at `range` of `bytes` for every name.

@@ -66,11 +66,15 @@ pub(crate) fn is_space_char(c: char) -> bool {
 }
 
 /// Whether `byte` is JSON white space.
+// Hot (every token of every scan): inlined even under `opt-level = "z"`.
+#[inline(always)]
 fn is_space(byte: u8) -> bool {
     matches!(byte, b' ' | b'\t' | b'\n' | b'\r')
 }
 
 /// The first index at or after `index` that is not white space.
+// Hot (every token of every scan): inlined even under `opt-level = "z"`.
+#[inline(always)]
 pub(crate) fn skip_space(bytes: &[u8], mut index: usize) -> usize {
     while bytes.get(index).copied().is_some_and(is_space) {
         index += 1;
@@ -82,12 +86,16 @@ const ONES: u64 = 0x0101_0101_0101_0101;
 const HIGHS: u64 = 0x8080_8080_8080_8080;
 
 /// Whether any byte of `word` equals `byte`.
+// Hot (every token of every scan): inlined even under `opt-level = "z"`.
+#[inline(always)]
 fn has_byte(word: u64, byte: u8) -> bool {
     let x = word ^ (u64::from(byte) * ONES);
     (x.wrapping_sub(ONES) & !x & HIGHS) != 0
 }
 
 /// Whether any byte of `word` is below 0x20 (a control character).
+// Hot (every token of every scan): inlined even under `opt-level = "z"`.
+#[inline(always)]
 fn has_control(word: u64) -> bool {
     (word.wrapping_sub(0x20 * ONES) & !word & HIGHS) != 0
 }
@@ -99,10 +107,10 @@ pub(crate) fn string_end(bytes: &[u8], start: usize) -> Result<(usize, bool), Sy
     let mut index = start + 1;
     let mut escaped = false;
     loop {
-        while let Some(chunk) = bytes.get(index..index + 8) {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(chunk);
-            let word = u64::from_le_bytes(word);
+        // Eight bytes at a time (a plain load: `copy_from_slice` was a call
+        // under `opt-level = "z"`, and most of a document is string bytes).
+        while let Some((chunk, _)) = bytes.get(index..).and_then(<[u8]>::split_first_chunk::<8>) {
+            let word = u64::from_le_bytes(*chunk);
             if has_byte(word, b'"') || has_byte(word, b'\\') || has_control(word) {
                 break;
             }
@@ -134,6 +142,8 @@ pub(crate) fn string_end(bytes: &[u8], start: usize) -> Result<(usize, bool), Sy
     }
 }
 
+// Hot (every token of every scan): inlined even under `opt-level = "z"`.
+#[inline(always)]
 fn digits_end(bytes: &[u8], mut index: usize) -> usize {
     while bytes.get(index).is_some_and(u8::is_ascii_digit) {
         index += 1;
@@ -182,6 +192,7 @@ fn literal_end(bytes: &[u8], start: usize, word: &'static [u8]) -> Result<usize,
 }
 
 /// The end of the scalar (string, number, literal) at `start`.
+#[inline]
 pub(crate) fn scalar_end(bytes: &[u8], start: usize) -> Result<usize, Syntax> {
     match bytes.get(start).copied() {
         Some(b'"') => string_end(bytes, start).map(|(end, _)| end),
@@ -196,6 +207,7 @@ pub(crate) fn scalar_end(bytes: &[u8], start: usize) -> Result<usize, Syntax> {
 /// Reads `"key"` and the `:` after it, from `index` (white space allowed
 /// before each): the key's span (quotes included), whether it holds an
 /// escape, and the index after the `:`.
+#[inline]
 pub(crate) fn key(bytes: &[u8], index: usize) -> Result<(usize, usize, bool, usize), Syntax> {
     let start = skip_space(bytes, index);
     if bytes.get(start) != Some(&b'"') {
@@ -221,7 +233,7 @@ pub fn value_end(bytes: &[u8], start: usize) -> Result<usize, Syntax> {
 /// [`MAX_DEPTH`], so that a text read a piece at a time is refused exactly
 /// when [`validate`] refuses it.
 pub fn value_end_within(bytes: &[u8], start: usize, levels: usize) -> Result<usize, Syntax> {
-    let mut stack: Vec<u8> = Vec::new();
+    let mut stack = Open::default();
     let mut index = skip_space(bytes, start);
     'value: loop {
         index = skip_space(bytes, index);
@@ -235,7 +247,7 @@ pub fn value_end_within(bytes: &[u8], start: usize, levels: usize) -> Result<usi
                     if stack.len() + levels >= MAX_DEPTH {
                         return syntax(index, "at most 100000 levels of nesting");
                     }
-                    stack.push(open);
+                    stack.push(open == b'{');
                     index = if open == b'{' {
                         key(bytes, next)?.3
                     } else {
@@ -248,9 +260,10 @@ pub fn value_end_within(bytes: &[u8], start: usize, levels: usize) -> Result<usi
         }
         // After a value: a comma continues the container, its bracket ends it.
         loop {
-            let Some(&open) = stack.last() else {
+            let Some(object) = stack.last() else {
                 return Ok(index);
             };
+            let open = if object { b'{' } else { b'[' };
             index = skip_space(bytes, index);
             match (open, bytes.get(index).copied()) {
                 (b'{', Some(b',')) => {
@@ -269,6 +282,59 @@ pub fn value_end_within(bytes: &[u8], start: usize, levels: usize) -> Result<usi
                 _ => return syntax(index, "',' or ']'"),
             }
         }
+    }
+}
+
+/// The containers a scan is in, one bit each (set: an object): 64 levels
+/// without allocating, deeper ones on the heap.
+#[derive(Default)]
+struct Open {
+    depth: usize,
+    low: u64,
+    high: Vec<u64>,
+}
+
+impl Open {
+    fn len(&self) -> usize {
+        self.depth
+    }
+
+    fn word(&mut self, level: usize) -> Option<&mut u64> {
+        match level / 64 {
+            0 => Some(&mut self.low),
+            word => {
+                if self.high.len() < word {
+                    self.high.push(0);
+                }
+                self.high.get_mut(word - 1)
+            }
+        }
+    }
+
+    fn push(&mut self, object: bool) {
+        let level = self.depth;
+        if let Some(word) = self.word(level) {
+            let bit = 1u64 << (level % 64);
+            if object {
+                *word |= bit;
+            } else {
+                *word &= !bit;
+            }
+        }
+        self.depth += 1;
+    }
+
+    fn last(&self) -> Option<bool> {
+        let level = self.depth.checked_sub(1)?;
+        let word = match level / 64 {
+            0 => self.low,
+            word => self.high.get(word - 1).copied().unwrap_or(0),
+        };
+        Some(word & (1u64 << (level % 64)) != 0)
+    }
+
+    fn pop(&mut self) {
+        self.depth = self.depth.saturating_sub(1);
     }
 }
 

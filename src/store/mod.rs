@@ -45,7 +45,7 @@ use std::rc::Rc;
 use serde_json::Value;
 
 use crate::engine::apply::{open_envelope, page_bounds};
-use crate::engine::list::{envelope_total, frame, id_at, revision_at, Shape};
+use crate::engine::list::{envelope_total, frame_with, id_at, revision_at, Probe, Shape};
 use crate::engine::select::Plan;
 use crate::engine::sort::{compare_keys, document_keys, effective_keys, KeyReader, SortKey};
 use crate::error::{Error, Result};
@@ -57,6 +57,16 @@ use crate::query::Query;
 
 /// How many sort indexes a store keeps (least recently used dropped first).
 pub const MAX_INDEXES: usize = 8;
+
+/// How many sort keys an index build compares by integer prefix first.
+const PREFIX_KEYS: usize = 3;
+
+/// The bytes of a sort key an index build's prefix word holds.
+const PREFIX_BYTES: u8 = 15;
+
+/// The prefix word of a missing sort value (no key's word: their last byte
+/// is at most `PREFIX_BYTES + 1`).
+const MISSING: u128 = u128::MAX;
 
 /// A document's text: a range of a shared buffer.
 #[derive(Debug, Clone)]
@@ -362,7 +372,18 @@ impl DocumentStore {
     ) -> Result<(Vec<Incoming>, Option<u64>)> {
         let syntax = |error: Syntax| origin.error(format!("invalid JSON: {error}"), buffer);
         let mut total = None;
-        let documents: Vec<Range<usize>> = match frame(buffer).map_err(syntax)? {
+        // The probe of each document reads its id, revision and content type
+        // (meta positions 0, 1, 2) and the values of the indexed sort keys,
+        // in the pass that frames the list.
+        let reader = KeyReader::new(&["id", "revision", "contentType"], &self.column_keys);
+        let mut probes: Vec<Probe> = Vec::new();
+        let shape = frame_with(buffer, &mut |bytes, start, levels| {
+            let (found, end) = reader.probe_within(bytes, start, levels)?;
+            probes.push(found);
+            Ok(end)
+        })
+        .map_err(syntax)?;
+        let documents: Vec<Range<usize>> = match shape {
             Shape::Array(documents) => documents,
             Shape::Envelope { documents, entries } => {
                 total = entries
@@ -375,7 +396,8 @@ impl DocumentStore {
             Shape::Object => {
                 let bytes = buffer.as_bytes();
                 let start = json::skip_space(bytes, 0);
-                let end = json::value_end(bytes, start).map_err(syntax)?;
+                let (found, end) = reader.probe_within(bytes, start, 0).map_err(syntax)?;
+                probes = vec![found];
                 std::iter::once(start..end).collect()
             }
             Shape::Scalar => {
@@ -386,14 +408,13 @@ impl DocumentStore {
                 ))
             }
         };
-        // The probe of each document reads its id, revision and content type
-        // (meta positions 0, 1, 2) and the values of the indexed sort keys.
-        let reader = KeyReader::new(&["id", "revision", "contentType"], &self.column_keys);
+        // A repeated `data` key: its last array's documents are the last
+        // ones probed.
+        let probes = probes.split_off(probes.len().saturating_sub(documents.len()));
         let bytes = buffer.as_bytes();
         let mut incoming = Vec::with_capacity(documents.len());
         let mut scratch = Vec::new();
-        for (index, range) in documents.into_iter().enumerate() {
-            let found = reader.probe(bytes, range.clone()).map_err(syntax)?;
+        for (index, (range, found)) in documents.into_iter().zip(probes).enumerate() {
             let id = match found.meta(0) {
                 Some(value) => id_at(bytes, value, &mut scratch).map_err(syntax)?,
                 None => None,
@@ -737,6 +758,99 @@ impl DocumentStore {
             return Ok(position);
         }
         let keys = effective_keys(sorting);
+        self.ensure_columns(&keys)?;
+        let columns = self.key_columns(&keys);
+        let mut order: Vec<u32> = (0..u32_from_usize(self.slots.len()))
+            .filter(|slot| self.is_live(*slot))
+            .collect();
+        // Most comparisons end on the first bytes of the first keys: those
+        // are compared as integers, the full keys only on a tie that the
+        // prefixes cannot settle.
+        let prefixes = self.prefixes(&columns);
+        let width = columns.len().min(PREFIX_KEYS);
+        let prefix = |slot: u32| {
+            let start = slot as usize * width;
+            prefixes.get(start..start + width).unwrap_or_default()
+        };
+        let by_prefix = |a: u32, b: u32| -> Option<Ordering> {
+            for ((x, y), (_, direction)) in prefix(a).iter().zip(prefix(b)).zip(&columns) {
+                let order = match (*x == MISSING, *y == MISSING) {
+                    (true, true) => Ordering::Equal,
+                    (true, false) => Ordering::Greater,
+                    (false, true) => Ordering::Less,
+                    (false, false) => match direction {
+                        Direction::Asc => x.cmp(y),
+                        Direction::Desc => y.cmp(x),
+                    },
+                };
+                if order.is_ne() {
+                    return Some(order);
+                }
+                if x & 0xFF == u128::from(PREFIX_BYTES) + 1 {
+                    // Equal prefixes of longer keys: the keys decide.
+                    return None;
+                }
+            }
+            None
+        };
+        order.sort_unstable_by(|a, b| {
+            by_prefix(*a, *b).unwrap_or_else(|| self.compare_slots(&columns, *a, *b))
+        });
+        self.indexes.push(Index {
+            sorting: sorting.to_vec(),
+            keys,
+            order,
+            used: self.clock,
+        });
+        if self.indexes.len() > MAX_INDEXES {
+            self.evict();
+        }
+        self.indexes
+            .iter()
+            .position(|index| index.sorting == sorting)
+            .ok_or_else(|| Error::invalid_argument("the sort index could not be kept"))
+    }
+
+    /// Reads the sort values of `sorting` as documents are stored from now
+    /// on (a store about to ingest many documents for a known query reads
+    /// them in the same pass).
+    pub(crate) fn expect_sorting(&mut self, sorting: &[Sort]) -> Result<()> {
+        self.ensure_columns(&effective_keys(sorting))
+    }
+
+    /// For every slot, a word for each of its first [`PREFIX_KEYS`] sort
+    /// values (`columns`), `min(columns, PREFIX_KEYS)` words per slot: the
+    /// key's first [`PREFIX_BYTES`] bytes (zero padded), then its length up
+    /// to one more, so that words compare as the keys do, except that two
+    /// longer keys with the same start are equal words; [`MISSING`] for no
+    /// value.
+    fn prefixes(&self, columns: &[(usize, Direction)]) -> Vec<u128> {
+        let width = columns.len().min(PREFIX_KEYS);
+        let mut out = Vec::with_capacity(self.slots.len() * width);
+        for slot in 0..self.slots.len() {
+            for (column, _) in columns.iter().take(width) {
+                let value = self
+                    .columns
+                    .get(*column)
+                    .and_then(|values| values.get(slot));
+                out.push(match value {
+                    Some(Some(key)) => {
+                        let mut word = 0u128;
+                        for index in 0..usize::from(PREFIX_BYTES) {
+                            word = word << 8 | u128::from(key.get(index).copied().unwrap_or(0));
+                        }
+                        let length = key.len().min(usize::from(PREFIX_BYTES) + 1);
+                        word << 8 | u128::from(u8::try_from(length).unwrap_or(u8::MAX))
+                    }
+                    _ => MISSING,
+                });
+            }
+        }
+        out
+    }
+
+    /// Reads the values of the sort keys `keys` that are not columns yet.
+    fn ensure_columns(&mut self, keys: &[(FieldKey, Direction)]) -> Result<()> {
         let missing: Vec<FieldKey> = keys
             .iter()
             .map(|(key, _)| key.clone())
@@ -770,24 +884,7 @@ impl DocumentStore {
             self.columns_version += 1;
             self.columns.extend(columns);
         }
-        let columns = self.key_columns(&keys);
-        let mut order: Vec<u32> = (0..u32_from_usize(self.slots.len()))
-            .filter(|slot| self.is_live(*slot))
-            .collect();
-        order.sort_unstable_by(|a, b| self.compare_slots(&columns, *a, *b));
-        self.indexes.push(Index {
-            sorting: sorting.to_vec(),
-            keys,
-            order,
-            used: self.clock,
-        });
-        if self.indexes.len() > MAX_INDEXES {
-            self.evict();
-        }
-        self.indexes
-            .iter()
-            .position(|index| index.sorting == sorting)
-            .ok_or_else(|| Error::invalid_argument("the sort index could not be kept"))
+        Ok(())
     }
 
     /// Drops the least recently used index and the columns no index needs.

@@ -252,7 +252,9 @@ impl OfflineCache {
             .iter()
             .filter_map(|pair| {
                 let pair = Array::from(&pair);
-                Some((pair.get(0).as_string()?, pair.get(1).as_string()?))
+                // A stored text is encoded straight into wasm memory.
+                let text = String::from_utf8(super::store::utf8_bytes(&pair.get(1))).ok()?;
+                Some((pair.get(0).as_string()?, text))
             })
             .collect();
         let (errors, stale) = self.state.borrow_mut().load(entries);
@@ -351,6 +353,14 @@ impl OfflineCache {
         }
         self.state.borrow_mut().apply(change);
         Ok(())
+    }
+
+    /// Before the stored entries are loaded: `query` comes first (its sort
+    /// values are read as the entries are ingested).
+    pub(crate) fn expect(&self, query: &crate::query::Query) {
+        if !self.loaded.get() && self.loading.borrow().is_none() {
+            self.state.borrow_mut().expect(query);
+        }
     }
 
     /// What the cache can answer, for the policy, and the answer.

@@ -942,6 +942,7 @@ impl Request {
         &self,
         cache: &Rc<OfflineCache>,
     ) -> (crate::cache::policy::Cached, Option<Answer>) {
+        cache.expect(&self.query);
         cache
             .lookup(&self.endpoint, |state| match self.expect {
                 Expect::List => state.answer_list(&self.url, &self.endpoint, &self.query),

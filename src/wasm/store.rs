@@ -173,7 +173,7 @@ impl JsDocumentStore {
 /// The UTF-8 encoding of a JavaScript string (lone surrogates as U+FFFD, as
 /// `TextEncoder` gives), written by `TextEncoder.encodeInto` straight into
 /// wasm memory: no copy of the text in JavaScript memory on the way.
-fn utf8_bytes(text: &JsValue) -> Vec<u8> {
+pub(crate) fn utf8_bytes(text: &JsValue) -> Vec<u8> {
     let length = js_sys::JsString::from(text.clone()).length() as usize;
     let memory = wasm_bindgen::memory();
     // Response text is mostly ASCII: room for 1/16 more bytes than UTF-16
