@@ -429,6 +429,21 @@ export async function runOffline(ctx) {
   await gc();
   const mFull = await measure(storeFull, opt);
   if (peer) values.fullList = { sdk: mFull.medianMs, baseline: peer.medianMs, peer: peer.impl, sdkMeasure: mFull, speedUp: true };
+  // The floor of this design: the answers reach JavaScript as JSON text, and
+  // JSON.parse of those texts alone (the same characters) is measured here.
+  const answerTexts = fullQueries.map((q) => JSON.stringify(store.query(q)));
+  await gc();
+  const mFloor = await measure(() => {
+    let n = 0;
+    for (const text of answerTexts) n += JSON.parse(text).data.length;
+    return n;
+  }, opt);
+  details.fullListParseMs = mFloor.medianMs;
+  details.fullListAnswerChars = answerTexts.reduce((n, text) => n + text.length, 0);
+  if (peer) {
+    details.fullListParseFloor = peer.medianMs / mFloor.medianMs;
+    log(`   offline ${size}: JSON.parse of the full list's answer texts alone (${details.fullListAnswerChars} characters): ${mFloor.medianMs.toFixed(1)} ms, so the design's ceiling is fastest peer / parse = ${details.fullListParseFloor.toFixed(2)}x`);
+  }
   const qAll = buildQuery(Query, OFFLINE_PAGE_SIZE, 0);
   const maxPages = Math.ceil(size / OFFLINE_PAGE_SIZE) + 1;
   await gc();
