@@ -264,6 +264,11 @@ pub struct Cache {
     max_bytes: Option<usize>,
 }
 
+/// Whether a storage failure is a full storage (a quota).
+pub fn is_quota(error: &Error) -> bool {
+    matches!(error, Error::Storage { message } if message.contains("Quota") || message.contains("quota"))
+}
+
 /// The ids (decoded) of the documents of a list text, in order, read as
 /// the store reads them; documents without an id are skipped.
 pub fn page_ids(text: &str) -> Vec<Vec<u8>> {
@@ -558,6 +563,18 @@ impl Cache {
     /// texts is freed.
     pub fn plan_make_room(&self) -> Change {
         self.plan_collect_within(Some(self.bytes - self.bytes / 4))
+    }
+
+    /// What to write after a change was written (`Ok`) or refused: the
+    /// texts no longer used, collected when the change `may_free` some or
+    /// the kept texts exceed `maxBytes`; room, whole lists evicted, when the
+    /// storage was full (a quota).
+    pub fn plan_after_write(&self, written: Result<(), &Error>, may_free: bool) -> Option<Change> {
+        match written {
+            Ok(()) if may_free || self.over_budget() => Some(self.plan_collect()),
+            Err(error) if is_quota(error) => Some(self.plan_make_room()),
+            _ => None,
+        }
     }
 
     fn plan_collect_within(&self, max_bytes: Option<usize>) -> Change {

@@ -1,7 +1,9 @@
-//! The requests of a delta refresh (SPEC.md section 6), as plain data: the
-//! boundary sends them, the cache ([`super::Cache::refresh_since`],
-//! [`super::Cache::refresh_missing`], [`super::Cache::plan_refresh`]) decides
-//! what they change.
+//! A delta refresh (SPEC.md section 6) as a sans-IO state machine
+//! ([`Refresh`]): it says which request to send next, takes in each
+//! response, and plans the one write at the end; the boundary sends the
+//! requests and writes. Its requests, as plain data, and the cache's part
+//! ([`super::Cache::refresh_since`], [`super::Cache::refresh_missing`],
+//! [`super::Cache::plan_refresh`]) decide what they change:
 //!
 //! 1. the documents whose `meta.updatedAt` is at or after the newest cached
 //!    one ([`delta_query`]; boundary documents, sent again, compare by
@@ -26,11 +28,21 @@
 //! # Ok::<(), content_repo::Error>(())
 //! ```
 
-use crate::error::Result;
+use std::rc::Rc;
+
+use super::{sweep_entries, Cache, Change, Kind, Swept};
+use crate::error::{Error, Result};
+use crate::http::response::{check, next_offset, Expect};
+use crate::http::ClientConfig;
+use crate::query::encode::form_decode;
+use crate::query::url::Endpoint;
 use crate::query::{Filter, Join, Query};
 
 /// Documents per refresh request.
 pub const PAGE: u32 = 1000;
+/// The most pages a refresh reads of each kind (a bound on a service that
+/// never ends a list).
+pub const MAX_PAGES: u64 = 1000;
 /// Ids per request when fetching documents by id.
 pub const IDS_PER_REQUEST: usize = 40;
 
@@ -91,4 +103,154 @@ pub fn fetch_queries(query: &Query, ids: &[Vec<u8>]) -> Result<Vec<Query>> {
             Ok(out)
         })
         .collect()
+}
+
+/// The complete lists of `cache`, as the endpoint and variant query to
+/// refresh each with (`refreshOnReconnect`).
+pub fn complete_lists(cache: &Cache) -> Vec<(Endpoint, Query)> {
+    cache
+        .complete_lists()
+        .into_iter()
+        .filter_map(|(variant, endpoint)| {
+            let endpoint = Endpoint::raw(&form_decode(&endpoint)).ok()?;
+            Some((endpoint, Query::parse(&variant).ok()?))
+        })
+        .collect()
+}
+
+/// What a refresh does next.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    /// GET this URL (a list), then call [`Refresh::receive`] with its body.
+    Fetch(String),
+    /// Write [`Refresh::finish`]'s change: the refresh is over.
+    Write,
+}
+
+/// Where a refresh stands.
+#[derive(Debug, Clone, PartialEq)]
+enum Phase {
+    /// 1. The documents updated since the newest cached one.
+    Delta,
+    /// 2. Every id and revision of the list.
+    Sweep,
+    /// 3. The changes whose `updatedAt` did not move, by id (requests left).
+    Fetch(Vec<Query>),
+    /// 4. All of it in one write.
+    Write,
+}
+
+/// The state of one refresh of a complete list.
+#[derive(Debug)]
+pub struct Refresh {
+    endpoint: Endpoint,
+    query: Query,
+    since: Option<String>,
+    phase: Phase,
+    /// The offset of the next page of the phase; `None` when it is over.
+    next: Option<u64>,
+    /// Pages read in the phase.
+    pages: u64,
+    /// The query of the request in flight.
+    current: Option<Query>,
+    changes: Change,
+    swept: Vec<Swept>,
+}
+
+impl Refresh {
+    /// Starts refreshing the complete list `endpoint` in `query`'s variant
+    /// (`not_cached` when it is not complete in `cache`).
+    pub fn start(cache: &Cache, endpoint: Endpoint, query: Query) -> Result<Refresh> {
+        let since = cache.refresh_since(&endpoint, &query)?;
+        Ok(Refresh {
+            endpoint,
+            query,
+            since,
+            phase: Phase::Delta,
+            next: Some(0),
+            pages: 0,
+            current: None,
+            changes: Change::default(),
+            swept: Vec::new(),
+        })
+    }
+
+    /// The next step; an `invalid_argument` error when the list has more
+    /// than [`MAX_PAGES`] pages of ids (it is not refreshed).
+    pub fn step(&mut self, cache: &Cache, config: &ClientConfig) -> Result<Step> {
+        loop {
+            let query = match (&mut self.phase, self.next) {
+                (Phase::Delta, Some(offset)) => {
+                    delta_query(&self.query, self.since.as_deref(), offset)?
+                }
+                (Phase::Delta, None) => {
+                    (self.phase, self.next, self.pages) = (Phase::Sweep, Some(0), 0);
+                    continue;
+                }
+                (Phase::Sweep, Some(_)) if self.pages >= MAX_PAGES => {
+                    return Err(Error::invalid_argument(format!(
+                        "the list has more than {MAX_PAGES} pages of {PAGE}: it was not refreshed"
+                    )))
+                }
+                (Phase::Sweep, Some(offset)) => sweep_query(&self.query, offset)?,
+                (Phase::Sweep, None) => {
+                    let missing = cache.refresh_missing(&self.query, &self.changes, &self.swept);
+                    let mut queries = fetch_queries(&self.query, &missing)?;
+                    queries.reverse();
+                    self.phase = Phase::Fetch(queries);
+                    continue;
+                }
+                (Phase::Fetch(queries), _) => match queries.pop() {
+                    Some(query) => query,
+                    None => {
+                        self.phase = Phase::Write;
+                        continue;
+                    }
+                },
+                (Phase::Write, _) => return Ok(Step::Write),
+            };
+            let url = config.url(&self.endpoint, Some(&query))?;
+            self.current = Some(query);
+            return Ok(Step::Fetch(url));
+        }
+    }
+
+    /// Takes in the body of the last [`Step::Fetch`] (checked as a list;
+    /// documents are planned into the one change); returns the progress of
+    /// the sweep, `(loaded, total)`, after each of its pages.
+    pub fn receive(
+        &mut self,
+        cache: &mut Cache,
+        body: String,
+        secret: &str,
+        now: f64,
+    ) -> Result<Option<(usize, u64)>> {
+        let facts = check(&body, Expect::List, secret)?;
+        let page = self.current.take().unwrap_or_default();
+        let offset = self.next.unwrap_or(0);
+        if let Phase::Sweep = self.phase {
+            self.swept.extend(sweep_entries(&body));
+            self.pages += 1;
+            self.next = next_offset(facts, offset, u64::from(PAGE));
+            let loaded = self.swept.len();
+            return Ok(Some((loaded, facts.total.unwrap_or(loaded as u64))));
+        }
+        let kind = Kind::List;
+        let change = cache.plan_response(None, &self.endpoint, &page, kind, Rc::new(body), now)?;
+        self.changes.absorb(change);
+        if let Phase::Delta = self.phase {
+            self.pages += 1;
+            self.next =
+                next_offset(facts, offset, u64::from(PAGE)).filter(|_| self.pages < MAX_PAGES);
+        }
+        Ok(None)
+    }
+
+    /// After [`Step::Write`]: the change of the whole refresh (the documents
+    /// fetched and the list's new membership), and the counts `(changed,
+    /// deleted, total)`.
+    pub fn finish(&mut self, cache: &Cache, now: f64) -> Result<(Change, (usize, usize, usize))> {
+        let changes = std::mem::take(&mut self.changes);
+        cache.plan_refresh(&self.endpoint, &self.query, changes, &self.swept, now)
+    }
 }

@@ -10,26 +10,30 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
-use super::convert::{describe, property, usize_from_f64};
-use crate::cache::policy::{Cached, Policy, Settings};
-use crate::cache::{Answer, Cache, Change};
+use super::convert::{describe, property, props};
+use crate::cache::policy::Settings;
+use crate::cache::{Cache, Change};
+use crate::client::options::CacheOptions;
 use crate::error::{Error, Result};
-use crate::num::u64_from_f64;
 
 #[wasm_bindgen(module = "/src/js/storage.js")]
 extern "C" {
     #[wasm_bindgen(js_name = makeStorage)]
-    fn make_storage(kind: &JsValue, name: &str) -> JsValue;
+    pub(crate) fn make_storage(kind: &JsValue, name: &str) -> JsValue;
     #[wasm_bindgen(js_name = hasIndexedDb)]
-    fn has_indexed_db() -> bool;
+    pub(crate) fn has_indexed_db() -> bool;
+    /// Whether the runtime says it is online (`navigator.onLine`; `true`
+    /// where there is no such flag, as in Node).
     #[wasm_bindgen(js_name = isOnline)]
-    fn is_online() -> bool;
+    pub(crate) fn online() -> bool;
     #[wasm_bindgen(js_name = sessionId)]
     fn session_id() -> String;
     #[wasm_bindgen(js_name = readEntries)]
     fn read_entries(entries: &JsValue) -> JsValue;
+    /// Calls `callback` on the runtime's `online` event; returns a function
+    /// that stops it (or `undefined` where there is no such event).
     #[wasm_bindgen(js_name = onReconnect)]
-    fn on_reconnect(callback: &JsValue) -> JsValue;
+    pub(crate) fn listen_for_reconnect(callback: &JsValue) -> JsValue;
     #[wasm_bindgen(js_name = settleWithin)]
     fn settle_within(value: &JsValue, ms: f64) -> Promise;
 }
@@ -40,7 +44,8 @@ pub(crate) struct OfflineCache {
     storage: JsValue,
     /// What decides between cache and network.
     pub(crate) settings: Settings,
-    max_age_ms: Option<f64>,
+    /// Answers older than this are old for the policy.
+    pub(crate) max_age_ms: Option<f64>,
     /// The bound of one storage call (the client's `timeoutMs`; 0: none).
     timeout_ms: u64,
     /// Whether prefetched lists are refreshed on the `online` event.
@@ -50,12 +55,6 @@ pub(crate) struct OfflineCache {
     loading: RefCell<Option<Promise>>,
     /// Settles when the last planned write has been written and applied.
     tail: RefCell<Promise>,
-}
-
-/// Calls `callback` on the runtime's `online` event; returns a function that
-/// stops it (or `undefined` where there is no such event).
-pub(crate) fn listen_for_reconnect(callback: &JsValue) -> JsValue {
-    on_reconnect(callback)
 }
 
 /// Calls `method` of a storage object with `args`, awaiting its promise.
@@ -99,105 +98,29 @@ async fn call(storage: &JsValue, method: &str, args: &Array, timeout_ms: u64) ->
     }
 }
 
-fn optional_ms(options: &JsValue, key: &str) -> Result<Option<f64>> {
-    let value = property(options, key);
-    if value.is_undefined() {
-        return Ok(None);
-    }
-    match value.as_f64() {
-        Some(ms) if ms >= 0.0 && ms.is_finite() => Ok(Some(ms)),
-        _ => Err(Error::invalid_argument(format!(
-            "cache.{key} must be a number >= 0, got {}",
-            describe(&value)
-        ))),
-    }
-}
-
 impl OfflineCache {
-    /// Reads the `cache` option (`true` or `{ storage, policy, maxAgeMs,
-    /// networkTimeoutMs, maxBytes }`).
-    pub(crate) fn from_options(
-        options: &JsValue,
-        name: &str,
+    /// The cache of the `cache` option, on its storage (a `makeStorage`
+    /// kind or the caller's object).
+    pub(crate) fn new(
+        options: &CacheOptions,
+        storage: &JsValue,
         on_error: Option<Function>,
         timeout_ms: u64,
-    ) -> Result<Option<OfflineCache>> {
-        if options.is_undefined() || options.is_null() || options.as_bool() == Some(false) {
-            return Ok(None);
-        }
-        let empty = js_sys::Object::new().into();
-        let options = if options.as_bool() == Some(true) {
-            &empty
-        } else {
-            options
-        };
-        if !options.is_object() {
-            return Err(Error::invalid_argument(format!(
-                "cache must be true or {{ storage?, policy?, maxAgeMs?, networkTimeoutMs?, maxBytes? }}, got {}",
-                describe(options)
-            )));
-        }
-        let policy_value = property(options, "policy");
-        let policy = if policy_value.is_undefined() {
-            Policy::NetworkFirst
-        } else {
-            policy_value
-                .as_string()
-                .as_deref()
-                .and_then(Policy::parse)
-                .ok_or_else(|| {
-                    Error::invalid_argument(format!(
-                        "invalid cache policy {}: expected \"network-first\", \"cache-first\", \"stale-while-revalidate\" or \"cache-only\"",
-                        describe(&policy_value)
-                    ))
-                })?
-        };
-        let kind = property(options, "storage");
-        let kind = if kind.is_undefined() {
-            JsValue::from_str(if has_indexed_db() {
-                "indexeddb"
-            } else {
-                "memory"
-            })
-        } else {
-            kind
-        };
-        if kind.as_string().as_deref() == Some("indexeddb") && !has_indexed_db() {
-            return Err(Error::invalid_argument(
-                "cache storage \"indexeddb\" needs IndexedDB, which this environment lacks",
-            ));
-        }
-        let valid = match kind.as_string().as_deref() {
-            Some("indexeddb" | "memory") => true,
-            Some(_) => false,
-            None => ["load", "write", "clear"]
-                .iter()
-                .all(|m| property(&kind, m).is_function()),
-        };
-        if !valid {
-            return Err(Error::invalid_argument(format!(
-                "invalid cache storage {}: expected \"indexeddb\", \"memory\" or an object with load(), write() and clear()",
-                describe(&kind)
-            )));
-        }
-        let settings = Settings {
-            policy,
-            network_timeout_ms: optional_ms(options, "networkTimeoutMs")?.map(u64_from_f64),
-        };
+    ) -> Self {
         let mut state = Cache::new(&session_id());
-        state.set_max_bytes(optional_ms(options, "maxBytes")?.map(usize_from_f64));
-        Ok(Some(OfflineCache {
+        state.set_max_bytes(options.max_bytes);
+        OfflineCache {
             state: RefCell::new(state),
-            storage: make_storage(&kind, name),
-            settings,
-            max_age_ms: optional_ms(options, "maxAgeMs")?,
+            storage: storage.clone(),
+            settings: options.settings,
+            max_age_ms: options.max_age_ms,
             timeout_ms,
-            refresh_on_reconnect: property(options, "refreshOnReconnect").is_truthy(),
+            refresh_on_reconnect: options.refresh_on_reconnect,
             on_error,
             loaded: Cell::new(false),
             loading: RefCell::new(None),
             tail: RefCell::new(Promise::resolve(&JsValue::UNDEFINED)),
-        }))
+        }
     }
 
     /// Reports a cache failure to `onCacheError`, or the console.
@@ -290,23 +213,20 @@ impl OfflineCache {
         let result = match planned {
             Ok((change, value)) => {
                 let may_free = change.may_free();
-                match self.write(change).await {
-                    Ok(()) if may_free || self.state.borrow().over_budget() => {
-                        let collect = self.state.borrow().plan_collect();
-                        self.write(collect).await.map(|()| value)
-                    }
-                    Ok(()) => Ok(value),
-                    Err(error) => {
-                        if is_quota(&error) {
-                            // Make room for the next writes: evict whole lists,
-                            // memory and storage together.
-                            let room = self.state.borrow().plan_make_room();
-                            if let Err(also) = self.write(room).await {
-                                self.report(also);
-                            }
+                let written = self.write(change).await;
+                let written_ok = written.as_ref().copied();
+                let next = self.state.borrow().plan_after_write(written_ok, may_free);
+                match (next, written) {
+                    (Some(collect), Ok(())) => self.write(collect).await.map(|()| value),
+                    (Some(room), Err(error)) => {
+                        // The storage is full: make room for the next
+                        // writes, memory and storage together.
+                        if let Err(also) = self.write(room).await {
+                            self.report(also);
                         }
                         Err(error)
                     }
+                    (None, written) => written.map(|()| value),
                 }
             }
             Err(error) => Err(error),
@@ -353,24 +273,6 @@ impl OfflineCache {
         Ok(())
     }
 
-    /// What the cache can answer, for the policy, and the answer.
-    pub(crate) async fn lookup(
-        self: &Rc<Self>,
-        endpoint: &crate::query::url::Endpoint,
-        answer: impl FnOnce(&mut Cache) -> Result<Answer>,
-    ) -> (Cached, Option<Answer>) {
-        self.ready().await;
-        let mut state = self.state.borrow_mut();
-        match answer(&mut state) {
-            Ok(answer) => {
-                let now = js_sys::Date::now();
-                let cached = state.freshness(endpoint, answer.fetched_at, now, self.max_age_ms);
-                (cached, Some(answer))
-            }
-            Err(error) => (Cached::Nothing(error), None),
-        }
-    }
-
     /// Empties memory and storage.
     pub(crate) async fn clear(self: &Rc<Self>) -> Result<()> {
         self.ready().await;
@@ -388,17 +290,6 @@ impl OfflineCache {
     pub(crate) fn bytes(&self) -> usize {
         self.state.borrow().bytes()
     }
-}
-
-/// Whether the runtime says it is online (`navigator.onLine`; `true` where
-/// there is no such flag, as in Node).
-pub(crate) fn online() -> bool {
-    is_online()
-}
-
-/// Whether a storage failure is a full storage (a quota).
-fn is_quota(error: &Error) -> bool {
-    matches!(error, Error::Storage { message } if message.contains("Quota") || message.contains("quota"))
 }
 
 fn web_log(value: &JsValue) {
@@ -474,7 +365,7 @@ impl JsClientCache {
         let endpoint = if endpoint.is_undefined() || endpoint.is_null() {
             None
         } else {
-            Some(super::client::endpoint(&endpoint)?)
+            Some(crate::client::options::endpoint(&props(&endpoint))?)
         };
         self.cache
             .state

@@ -11,8 +11,8 @@
 
 use wasm_bindgen::prelude::*;
 
-use super::client::query_arg;
-use super::convert::{describe, usize_from_f64};
+use super::convert::{self, describe, usize_from_f64};
+use crate::client::options;
 use crate::engine::apply::{page_bounds, page_envelope, select_any};
 use crate::engine::sort::{
     effective_keys, is_id, not_a_document, order_rows, read_value_rows, SortKey,
@@ -101,7 +101,7 @@ fn directions(keys: &[(FieldKey, Direction)]) -> Vec<Direction> {
 }
 
 fn sorting_of(query: &JsValue) -> Result<Query> {
-    Ok(query_arg(query)?.unwrap_or_default())
+    Ok(options::query(&convert::query(query))?.unwrap_or_default())
 }
 
 /// Returns a new array of the same documents, sorted by the query's sort

@@ -2,10 +2,11 @@
 
 use wasm_bindgen::prelude::*;
 
-use super::convert::{describe, integer, is_absent, optional_string, property, string, strings};
-use crate::error::{Error, Result};
-use crate::query::sort::{invalid_direction, Direction, FieldKey, Sort};
-use crate::query::{Filter, Includes, Join, Query, MAX_INCLUDE_LEVELS, MAX_LIMIT, MAX_OFFSET};
+use super::convert::{arg, props};
+use crate::args;
+use crate::error::Result;
+use crate::query::args::Setter;
+use crate::query::{Includes, Query};
 
 /// A list query: sorting, field selection and the other parameters, validated
 /// as they are set. Every setter returns the query itself, so calls chain:
@@ -29,16 +30,11 @@ impl JsQuery {
         self.inner = next;
         Ok(JsValue::UNDEFINED)
     }
-}
 
-fn direction(value: &JsValue, key: &str) -> Result<Direction> {
-    if let Some(text) = value.as_string() {
-        return Direction::parse_for(&text, key);
-    }
-    match value.as_f64() {
-        Some(1.0) => Ok(Direction::Asc),
-        Some(-1.0) => Ok(Direction::Desc),
-        _ => Err(invalid_direction(&describe(value), key)),
+    /// Runs the setter `setter` with `value` on a copy.
+    fn set(&mut self, setter: Setter, value: &JsValue) -> Result<JsValue, JsValue> {
+        let value = arg(value);
+        self.update(|query| query.set_arg(setter, &value))
     }
 }
 
@@ -64,15 +60,7 @@ impl JsQuery {
         #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue,
         #[wasm_bindgen(unchecked_param_type = "SortDirection")] direction: JsValue,
     ) -> Result<JsValue, JsValue> {
-        let key = key.as_string().ok_or_else(|| {
-            Error::invalid_sort(format!(
-                "invalid sort key {}: expected a string such as \"fields.title\"",
-                describe(&key)
-            ))
-        })?;
-        let key: FieldKey = key.parse()?;
-        let direction = self::direction(&direction, &key.to_string())?;
-        self.update(|query| query.push_sort(Sort { key, direction }).map(drop))
+        self.update(|query| query.sort_arg(&arg(&key), &arg(&direction)))
     }
 
     /// Sets the field selection, e.g. `"title, author(name,email)"`; it is
@@ -83,11 +71,7 @@ impl JsQuery {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "string | null | undefined")] selection: JsValue,
     ) -> Result<JsValue, JsValue> {
-        let selection = optional_string(&selection, "the selection")?;
-        self.update(|query| match selection {
-            Some(text) => query.fields(&text).map(drop),
-            None => query.clear("fields").map(drop),
-        })
+        self.set(Setter::Fields, &selection)
     }
 
     /// Sets `limit`, an integer from 1 to 1000 (service default 25); `null` or
@@ -97,11 +81,7 @@ impl JsQuery {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "number | null | undefined")] limit: JsValue,
     ) -> Result<JsValue, JsValue> {
-        if is_absent(&limit) {
-            return self.update(|query| query.clear("limit").map(drop));
-        }
-        let limit = integer(&limit, "limit", 1, MAX_LIMIT)?;
-        self.update(|query| query.limit(limit).map(drop))
+        self.set(Setter::Limit, &limit)
     }
 
     /// Sets `offset`, an integer from 0; `null` or `undefined` removes it.
@@ -110,11 +90,7 @@ impl JsQuery {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "number | null | undefined")] offset: JsValue,
     ) -> Result<JsValue, JsValue> {
-        if is_absent(&offset) {
-            return self.update(|query| query.clear("offset").map(drop));
-        }
-        let offset = integer(&offset, "offset", 0, MAX_OFFSET)?;
-        self.update(|query| query.offset(offset).map(drop))
+        self.set(Setter::Offset, &offset)
     }
 
     /// Sets `locale`: a language key such as `"en_US"`, or `"all"`; `null` or
@@ -124,11 +100,7 @@ impl JsQuery {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "string | null | undefined")] locale: JsValue,
     ) -> Result<JsValue, JsValue> {
-        let locale = optional_string(&locale, "locale")?;
-        self.update(|query| match locale {
-            Some(locale) => query.locale(&locale).map(drop),
-            None => query.clear("locale").map(drop),
-        })
+        self.set(Setter::Locale, &locale)
     }
 
     /// Sets `includes`: a number of levels (1 to 5), or one or several fields
@@ -140,18 +112,7 @@ impl JsQuery {
         #[wasm_bindgen(unchecked_param_type = "number | string | string[] | null | undefined")]
         levels_or_fields: JsValue,
     ) -> Result<JsValue, JsValue> {
-        if is_absent(&levels_or_fields) {
-            return self.update(|query| query.clear("includes").map(drop));
-        }
-        if levels_or_fields.as_f64().is_some() {
-            let levels = integer(&levels_or_fields, "includes", 1, MAX_INCLUDE_LEVELS)?;
-            return self.update(|query| query.include_levels(levels).map(drop));
-        }
-        let fields = match levels_or_fields.as_string() {
-            Some(one) => vec![one],
-            None => strings(&levels_or_fields, "includes")?,
-        };
-        self.update(|query| query.include_fields(&fields).map(drop))
+        self.set(Setter::Includes, &levels_or_fields)
     }
 
     /// Sets `embedAssets=true` (`false` removes it: the service's default).
@@ -160,20 +121,7 @@ impl JsQuery {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "boolean")] enabled: JsValue,
     ) -> Result<JsValue, JsValue> {
-        let enabled = if enabled.is_undefined() {
-            true
-        } else {
-            enabled.as_bool().ok_or_else(|| {
-                Error::invalid_argument(format!(
-                    "embedAssets must be a boolean, got {}",
-                    describe(&enabled)
-                ))
-            })?
-        };
-        self.update(|query| {
-            query.embed_assets(enabled);
-            Ok(())
-        })
+        self.set(Setter::EmbedAssets, &enabled)
     }
 
     /// Only documents with every one of these tags; an empty array, `null` or
@@ -183,12 +131,7 @@ impl JsQuery {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "string[] | null | undefined")] tags: JsValue,
     ) -> Result<JsValue, JsValue> {
-        let tags = if is_absent(&tags) {
-            Vec::new()
-        } else {
-            strings(&tags, "includeTags")?
-        };
-        self.update(|query| query.include_tags(tags).map(drop))
+        self.set(Setter::IncludeTags, &tags)
     }
 
     /// Only documents with none of these tags; an empty array, `null` or
@@ -198,12 +141,7 @@ impl JsQuery {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "string[] | null | undefined")] tags: JsValue,
     ) -> Result<JsValue, JsValue> {
-        let tags = if is_absent(&tags) {
-            Vec::new()
-        } else {
-            strings(&tags, "excludeTags")?
-        };
-        self.update(|query| query.exclude_tags(tags).map(drop))
+        self.set(Setter::ExcludeTags, &tags)
     }
 
     /// Sets the full-text `search` (non-empty); `null` or `undefined` removes it.
@@ -212,11 +150,7 @@ impl JsQuery {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "string | null | undefined")] text: JsValue,
     ) -> Result<JsValue, JsValue> {
-        let text = optional_string(&text, "search")?;
-        self.update(|query| match text {
-            Some(text) => query.search(&text).map(drop),
-            None => query.clear("search").map(drop),
-        })
+        self.set(Setter::Search, &text)
     }
 
     /// Appends a filter condition, sent as
@@ -227,44 +161,7 @@ impl JsQuery {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "FilterSpec")] spec: JsValue,
     ) -> Result<JsValue, JsValue> {
-        if !spec.is_object() {
-            return Err(Error::invalid_argument(format!(
-                "a filter must be an object {{ field, op, value, join?, contentType? }}, got {}",
-                describe(&spec)
-            ))
-            .into());
-        }
-        let field = string(&property(&spec, "field"), "filter field")?;
-        let op = string(&property(&spec, "op"), "filter op")?;
-        let raw = property(&spec, "value");
-        let value = if let Some(text) = raw.as_string() {
-            text
-        } else if let Some(flag) = raw.as_bool() {
-            flag.to_string()
-        } else if let Some(number) = raw.as_f64().filter(|number| number.is_finite()) {
-            js_sys::Number::from(number)
-                .to_string_with_radix(10)
-                .ok()
-                .and_then(|text| text.as_string())
-                .unwrap_or_else(|| number.to_string())
-        } else {
-            return Err(Error::invalid_argument(format!(
-                "filter value must be a string, a finite number or a boolean, got {}",
-                describe(&raw)
-            ))
-            .into());
-        };
-        let join = match optional_string(&property(&spec, "join"), "filter join")? {
-            Some(join) => Join::parse(&join)?,
-            None => Join::And,
-        };
-        let content_type = optional_string(&property(&spec, "contentType"), "filter contentType")?
-            .unwrap_or_else(|| "*".into());
-        let filter = Filter::new(&field, &op, value, join, &content_type)?;
-        self.update(|query| {
-            query.filter(filter);
-            Ok(())
-        })
+        self.update(|query| query.filter_arg(&props(&spec)))
     }
 
     /// The query string, without `?`, encoded as `URLSearchParams` does.
@@ -279,7 +176,7 @@ impl JsQuery {
     pub fn parse(
         #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
     ) -> Result<JsQuery, JsValue> {
-        let text = string(&text, "the query string")?;
+        let text = args::string(&arg(&text), "the query string")?;
         Ok(JsQuery {
             inner: Query::parse(&text)?,
         })

@@ -2,9 +2,10 @@
 
 use wasm_bindgen::prelude::*;
 
-use super::client::query_text;
-use super::convert::{describe, is_absent, optional_string, property, string, usize_from_f64};
+use super::convert::{self, describe, props, usize_from_f64};
 use super::local::from_json_text;
+use crate::args;
+use crate::client::options::{content_type, query_text};
 use crate::error::{Error, Result};
 use crate::num::u32_from_usize;
 use crate::query::Query;
@@ -113,7 +114,7 @@ impl JsDocumentStore {
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue,
     ) -> Result<JsValue, JsValue> {
-        let id = string(&id, "the document id")?;
+        let id = args::string(&convert::arg(&id), "the document id")?;
         match self.inner.get_json(&id) {
             Some(text) => Ok(from_json_text(text)?),
             None => Ok(JsValue::UNDEFINED),
@@ -131,19 +132,12 @@ impl JsDocumentStore {
         #[wasm_bindgen(unchecked_param_type = "Query | string | null | undefined")] query: JsValue,
         #[wasm_bindgen(unchecked_param_type = "StoreQueryOptions | undefined")] options: JsValue,
     ) -> Result<JsValue, JsValue> {
-        let text = query_text(&query)?.unwrap_or_default();
+        let text = query_text(&convert::query(&query))?.unwrap_or_default();
         let query = match self.last_query.take() {
             Some((last, parsed)) if last == text => parsed,
             _ => Query::parse(&text)?,
         };
-        if !is_absent(&options) && !options.is_object() {
-            return Err(Error::invalid_argument(format!(
-                "query options must be an object {{ contentType? }}, got {}",
-                describe(&options)
-            ))
-            .into());
-        }
-        let content_type = optional_string(&property(&options, "contentType"), "contentType")?;
+        let content_type = content_type(&props(&options))?;
         let result = self.inner.query_json(&query, content_type.as_deref());
         self.last_query = Some((text, query));
         Ok(from_json_text(&result?)?)
@@ -160,7 +154,7 @@ impl JsDocumentStore {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue,
     ) -> Result<bool, JsValue> {
-        let id = string(&id, "the document id")?;
+        let id = args::string(&convert::arg(&id), "the document id")?;
         Ok(self.inner.delete(&id))
     }
 
