@@ -264,6 +264,44 @@ pub struct Cache {
     max_bytes: Option<usize>,
 }
 
+/// How a call of the cache's storage failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StorageFailure {
+    /// It threw or rejected: with the error's `message` and `name` when
+    /// they are strings, and how the error is described otherwise.
+    Threw {
+        /// `error.message`.
+        message: Option<String>,
+        /// `error.name`.
+        name: Option<String>,
+        /// The error, described (when it has no `message`).
+        described: String,
+    },
+    /// It did not settle within the client's timeout.
+    Late,
+    /// The storage has no such method.
+    Missing,
+}
+
+/// The error of a failed call of the storage's `method`.
+pub fn storage_error(method: &str, failure: StorageFailure, timeout_ms: u64) -> Error {
+    let message = match failure {
+        StorageFailure::Threw {
+            message,
+            name,
+            described,
+        } => {
+            let name = name.map(|name| format!("{name}: ")).unwrap_or_default();
+            format!("{method}() failed: {name}{}", message.unwrap_or(described))
+        }
+        StorageFailure::Late => format!("{method}() did not settle within {timeout_ms} ms"),
+        StorageFailure::Missing => {
+            return Error::invalid_argument(format!("the cache storage has no {method}() method"))
+        }
+    };
+    Error::Storage { message }
+}
+
 /// Whether a storage failure is a full storage (a quota).
 pub fn is_quota(error: &Error) -> bool {
     matches!(error, Error::Storage { message } if message.contains("Quota") || message.contains("quota"))
@@ -673,6 +711,34 @@ impl Cache {
         }
         change.drop_lists = dropped;
         change
+    }
+
+    /// [`Cache::load`] on what the boundary read of a storage's `load()`:
+    /// the number of items that were not `[key, text]` pairs, then the key
+    /// and the text of each pair, flat. Those items are reported too (one
+    /// `decode` error); the change deletes the entries of old schemas.
+    pub fn load_read(&mut self, read: Vec<String>) -> (Vec<Error>, Change) {
+        let mut read = read.into_iter();
+        let bad = read.next().unwrap_or_default();
+        let mut pairs = Vec::new();
+        while let (Some(key), Some(text)) = (read.next(), read.next()) {
+            pairs.push((key, text));
+        }
+        let (mut errors, stale) = self.load(pairs);
+        if !bad.is_empty() && bad != "0" {
+            errors.insert(
+                0,
+                Error::Decode {
+                    message: format!("skipped {bad} cache entries that are not [key, text] pairs"),
+                    excerpt: String::new(),
+                },
+            );
+        }
+        let deletes = Change {
+            deletes: stale,
+            ..Change::default()
+        };
+        (errors, deletes)
     }
 
     /// Loads the stored entries: segments are ingested oldest first, list

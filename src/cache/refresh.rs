@@ -28,11 +28,11 @@
 //! # Ok::<(), content_repo::Error>(())
 //! ```
 
-use std::rc::Rc;
-
 use super::{sweep_entries, Cache, Change, Kind, Swept};
+use crate::client::pager::{Done, Paging, Step, Via};
+use crate::client::request::{Request, Response};
 use crate::error::{Error, Result};
-use crate::http::response::{check, next_offset, Expect};
+use crate::http::response::{next_offset, Expect};
 use crate::http::ClientConfig;
 use crate::query::encode::form_decode;
 use crate::query::url::Endpoint;
@@ -118,15 +118,6 @@ pub fn complete_lists(cache: &Cache) -> Vec<(Endpoint, Query)> {
         .collect()
 }
 
-/// What a refresh does next.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Step {
-    /// GET this URL (a list), then call [`Refresh::receive`] with its body.
-    Fetch(String),
-    /// Write [`Refresh::finish`]'s change: the refresh is over.
-    Write,
-}
-
 /// Where a refresh stands.
 #[derive(Debug, Clone, PartialEq)]
 enum Phase {
@@ -138,9 +129,13 @@ enum Phase {
     Fetch(Vec<Query>),
     /// 4. All of it in one write.
     Write,
+    /// Written: the counts `(changed, deleted, total)`.
+    Done((usize, usize, usize)),
 }
 
-/// The state of one refresh of a complete list.
+/// The state of one refresh of a complete list: a [`Paging`] whose pages
+/// are fetched from the service only ([`Via::Plain`]) and planned into one
+/// change, written at the end.
 #[derive(Debug)]
 pub struct Refresh {
     endpoint: Endpoint,
@@ -174,83 +169,97 @@ impl Refresh {
             swept: Vec::new(),
         })
     }
+}
 
+impl Paging for Refresh {
     /// The next step; an `invalid_argument` error when the list has more
     /// than [`MAX_PAGES`] pages of ids (it is not refreshed).
-    pub fn step(&mut self, cache: &Cache, config: &ClientConfig) -> Result<Step> {
-        loop {
-            let query = match (&mut self.phase, self.next) {
-                (Phase::Delta, Some(offset)) => {
-                    delta_query(&self.query, self.since.as_deref(), offset)?
+    fn step(&mut self, config: &ClientConfig) -> Result<Step> {
+        let query = match (&mut self.phase, self.next) {
+            (Phase::Delta, Some(offset)) => {
+                delta_query(&self.query, self.since.as_deref(), offset)?
+            }
+            (Phase::Delta, None) => {
+                (self.phase, self.next, self.pages) = (Phase::Sweep, Some(0), 0);
+                sweep_query(&self.query, 0)?
+            }
+            (Phase::Sweep, Some(_)) if self.pages >= MAX_PAGES => {
+                return Err(Error::invalid_argument(format!(
+                    "the list has more than {MAX_PAGES} pages of {PAGE}: it was not refreshed"
+                )))
+            }
+            (Phase::Sweep, Some(offset)) => sweep_query(&self.query, offset)?,
+            (Phase::Fetch(queries), _) => match queries.pop() {
+                Some(query) => query,
+                None => {
+                    self.phase = Phase::Write;
+                    return Ok(Step::Write);
                 }
-                (Phase::Delta, None) => {
-                    (self.phase, self.next, self.pages) = (Phase::Sweep, Some(0), 0);
-                    continue;
-                }
-                (Phase::Sweep, Some(_)) if self.pages >= MAX_PAGES => {
-                    return Err(Error::invalid_argument(format!(
-                        "the list has more than {MAX_PAGES} pages of {PAGE}: it was not refreshed"
-                    )))
-                }
-                (Phase::Sweep, Some(offset)) => sweep_query(&self.query, offset)?,
-                (Phase::Sweep, None) => {
-                    let missing = cache.refresh_missing(&self.query, &self.changes, &self.swept);
-                    let mut queries = fetch_queries(&self.query, &missing)?;
-                    queries.reverse();
-                    self.phase = Phase::Fetch(queries);
-                    continue;
-                }
-                (Phase::Fetch(queries), _) => match queries.pop() {
-                    Some(query) => query,
-                    None => {
-                        self.phase = Phase::Write;
-                        continue;
-                    }
-                },
-                (Phase::Write, _) => return Ok(Step::Write),
-            };
-            let url = config.url(&self.endpoint, Some(&query))?;
-            self.current = Some(query);
-            return Ok(Step::Fetch(url));
-        }
+            },
+            (Phase::Sweep | Phase::Write, _) => return Ok(Step::Write),
+            (Phase::Done((changed, deleted, total)), _) => {
+                let (changed, deleted, total) = (*changed, *deleted, *total);
+                return Ok(Step::Done(Done::Refreshed {
+                    changed,
+                    deleted,
+                    total,
+                }));
+            }
+        };
+        let request = Request::new(config, self.endpoint.clone(), query, Expect::List)?;
+        self.current = Some(request.query.clone());
+        let request = Box::new(request);
+        Ok(Step::Fetch {
+            request,
+            via: Via::Plain,
+        })
     }
 
-    /// Takes in the body of the last [`Step::Fetch`] (checked as a list;
-    /// documents are planned into the one change); returns the progress of
-    /// the sweep, `(loaded, total)`, after each of its pages.
-    pub fn receive(
+    /// Takes in a page: the documents of the delta and of the fetches by id
+    /// are planned into the one change; the sweep's ids are kept, and after
+    /// its last page the ids still to fetch are known. Reports the sweep's
+    /// progress, `(loaded, total)`.
+    fn receive(
         &mut self,
-        cache: &mut Cache,
-        body: String,
-        secret: &str,
+        cache: Option<&mut Cache>,
+        page: &mut Response,
         now: f64,
     ) -> Result<Option<(usize, u64)>> {
-        let facts = check(&body, Expect::List, secret)?;
-        let page = self.current.take().unwrap_or_default();
+        let cache = cache.ok_or_else(|| super::not_cached("a refresh needs the cache"))?;
+        let query = self.current.take().unwrap_or_default();
         let offset = self.next.unwrap_or(0);
+        let next = next_offset(page.facts, offset, u64::from(PAGE));
         if let Phase::Sweep = self.phase {
-            self.swept.extend(sweep_entries(&body));
+            self.swept.extend(sweep_entries(&page.body));
             self.pages += 1;
-            self.next = next_offset(facts, offset, u64::from(PAGE));
+            self.next = next;
+            if next.is_none() {
+                let missing = cache.refresh_missing(&self.query, &self.changes, &self.swept);
+                let mut queries = fetch_queries(&self.query, &missing)?;
+                queries.reverse();
+                self.phase = Phase::Fetch(queries);
+            }
             let loaded = self.swept.len();
-            return Ok(Some((loaded, facts.total.unwrap_or(loaded as u64))));
+            return Ok(Some((loaded, page.facts.total.unwrap_or(loaded as u64))));
         }
-        let kind = Kind::List;
-        let change = cache.plan_response(None, &self.endpoint, &page, kind, Rc::new(body), now)?;
+        let (endpoint, kind, text) = (&self.endpoint, Kind::List, page.body.clone());
+        let change = cache.plan_response(None, endpoint, &query, kind, text, now)?;
         self.changes.absorb(change);
         if let Phase::Delta = self.phase {
             self.pages += 1;
-            self.next =
-                next_offset(facts, offset, u64::from(PAGE)).filter(|_| self.pages < MAX_PAGES);
+            self.next = next.filter(|_| self.pages < MAX_PAGES);
         }
         Ok(None)
     }
 
-    /// After [`Step::Write`]: the change of the whole refresh (the documents
-    /// fetched and the list's new membership), and the counts `(changed,
-    /// deleted, total)`.
-    pub fn finish(&mut self, cache: &Cache, now: f64) -> Result<(Change, (usize, usize, usize))> {
+    /// The change of the whole refresh: the documents fetched and the
+    /// list's new membership.
+    fn write(&mut self, cache: &Cache, now: f64) -> Result<Change> {
         let changes = std::mem::take(&mut self.changes);
-        cache.plan_refresh(&self.endpoint, &self.query, changes, &self.swept, now)
+        let swept = &self.swept;
+        let (change, counts) =
+            cache.plan_refresh(&self.endpoint, &self.query, changes, swept, now)?;
+        self.phase = Phase::Done(counts);
+        Ok(change)
     }
 }

@@ -28,6 +28,7 @@ use crate::args::{
 };
 use crate::cache::policy::{Policy, Settings};
 use crate::cache::refresh::variant;
+use crate::client::request::Request;
 use crate::error::{Error, Result};
 use crate::http::response::Expect;
 use crate::http::retry::RetryPolicy;
@@ -71,6 +72,17 @@ pub enum Storage {
     Custom,
 }
 
+impl Storage {
+    /// The kind `makeStorage` makes (`None`: the caller's object).
+    pub fn kind(self) -> Option<&'static str> {
+        match self {
+            Storage::IndexedDb => Some("indexeddb"),
+            Storage::Memory => Some("memory"),
+            Storage::Custom => None,
+        }
+    }
+}
+
 /// The `cache` option: `true` or `{ storage, policy, maxAgeMs,
 /// networkTimeoutMs, maxBytes, refreshOnReconnect }`.
 #[derive(Debug, Clone, PartialEq)]
@@ -85,6 +97,8 @@ pub struct CacheOptions {
     pub max_bytes: Option<usize>,
     /// `refreshOnReconnect`.
     pub refresh_on_reconnect: bool,
+    /// The bound of one storage call: the client's `timeoutMs` (0: none).
+    pub timeout_ms: u64,
 }
 
 impl ClientOptions {
@@ -116,13 +130,20 @@ impl ClientOptions {
             max_delay_ms: ms("maxRetryDelayMs", defaults.max_delay_ms)?,
         };
         let timeout = get(&["timeoutMs"]);
+        let timeout_ms = optional_integer(&timeout, "timeoutMs", 0, 2_147_483_647, 30_000)?;
+        let fetch = optional_function(&get(&["fetch"]), "fetch")?;
+        let on_cache_error = optional_function(&get(&["onCacheError"]), "onCacheError")?;
+        let cache = CacheOptions::read(&|path| get(&[&["cache"], path].concat()), has_indexed_db)?;
         Ok(ClientOptions {
             config,
             retry,
-            timeout_ms: optional_integer(&timeout, "timeoutMs", 0, 2_147_483_647, 30_000)?,
-            fetch: optional_function(&get(&["fetch"]), "fetch")?,
-            on_cache_error: optional_function(&get(&["onCacheError"]), "onCacheError")?,
-            cache: CacheOptions::read(&|path| get(&[&["cache"], path].concat()), has_indexed_db)?,
+            timeout_ms,
+            fetch,
+            on_cache_error,
+            cache: cache.map(|cache| CacheOptions {
+                timeout_ms,
+                ..cache
+            }),
         })
     }
 
@@ -138,7 +159,8 @@ impl ClientOptions {
 
 impl CacheOptions {
     /// Reads the `cache` option (`get(&[])` is the option itself): `None`
-    /// when absent, `null` or `false`.
+    /// when absent, `null` or `false`. Its `timeout_ms` is 0 (no bound):
+    /// [`ClientOptions::read`] sets the client's.
     pub fn read(get: Props<'_>, has_indexed_db: bool) -> Result<Option<CacheOptions>> {
         let option = get(&[]);
         if option.is_absent() || option == Arg::Bool(false) {
@@ -193,6 +215,7 @@ impl CacheOptions {
                 .map(|bytes| usize::try_from(u64_from_f64(bytes)).unwrap_or(usize::MAX)),
             max_age_ms: ms("maxAgeMs")?,
             refresh_on_reconnect: get(&["refreshOnReconnect"]).is_truthy(),
+            timeout_ms: 0,
         }))
     }
 }
@@ -233,6 +256,15 @@ pub fn endpoint(get: Props<'_>) -> Result<Endpoint> {
     )))
 }
 
+/// Reads the endpoint of `client.cache.invalidate(endpoint)`: `None`
+/// (every endpoint) when `undefined` or `null`.
+pub fn invalidated(get: Props<'_>) -> Result<Option<Endpoint>> {
+    match get(&[]).is_absent() {
+        true => Ok(None),
+        false => endpoint(get).map(Some),
+    }
+}
+
 /// Reads a query argument: a `Query` (as its canonical string), a query
 /// string, or nothing (`undefined`, `null`).
 pub fn query(value: &Arg) -> Result<Option<Query>> {
@@ -266,6 +298,24 @@ pub fn signal(get: Props<'_>) -> Result<bool> {
     }
 }
 
+/// The last query argument read and its parse: repeated queries (a
+/// `DocumentStore` asked the same query again) skip parsing.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LastQuery(Option<(String, Query)>);
+
+impl LastQuery {
+    /// The query of a query argument (see [`query`]), parsed unless it is
+    /// the last one read.
+    pub fn read(&mut self, value: &Arg) -> Result<&Query> {
+        let text = query_text(value)?.unwrap_or_default();
+        let parsed = match self.0.take() {
+            Some((last, parsed)) if last == text => parsed,
+            _ => Query::parse(&text)?,
+        };
+        Ok(&self.0.insert((text, parsed)).1)
+    }
+}
+
 /// Reads the options of `DocumentStore.query`: `undefined` or
 /// `{ contentType? }`.
 pub fn content_type(options: Props<'_>) -> Result<Option<String>> {
@@ -295,27 +345,16 @@ pub enum Target {
     Any,
 }
 
-/// A request of a typed method, read.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RequestArgs {
-    /// Where.
-    pub endpoint: Endpoint,
-    /// With which parameters.
-    pub query: Query,
-    /// What the body must be.
-    pub expect: Expect,
-    /// Whether `options.signal` is given.
-    pub signal: bool,
-}
-
-/// Reads the arguments of a typed method: `id` is its first argument (an id,
-/// an api id or an endpoint; unused by `documents` and `repository`).
+/// Reads the arguments of a typed method into its request (of `config`'s
+/// repository): `id` is its first argument (an id, an api id or an
+/// endpoint; unused by `documents` and `repository`).
 pub fn request(
     target: Target,
     id: Props<'_>,
     query: &Arg,
     options: Props<'_>,
-) -> Result<RequestArgs> {
+    config: &ClientConfig,
+) -> Result<Request> {
     let named = |what: &str, make: fn(String) -> Endpoint| string(&id(&[]), what).map(make);
     let (endpoint, expect) = match target {
         Target::Documents => (Ok(Endpoint::Documents), Expect::List),
@@ -332,12 +371,9 @@ pub fn request(
         Target::Repository => (Ok(Endpoint::Repository), Expect::Any),
         Target::Any => (endpoint(id), Expect::Any),
     };
-    Ok(RequestArgs {
-        endpoint: endpoint?,
-        query: self::query(query)?.unwrap_or_default(),
-        signal: signal(options)?,
-        expect,
-    })
+    let (endpoint, query) = (endpoint?, self::query(query)?.unwrap_or_default());
+    signal(options)?;
+    Request::new(config, endpoint, query, expect)
 }
 
 /// Which list method of `Client` pages.

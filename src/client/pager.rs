@@ -8,7 +8,7 @@
 //! ```
 //! use std::rc::Rc;
 //! use content_repo::client::options::{ListArgs, ListCall};
-//! use content_repo::client::pager::{Done, Pager, Step};
+//! use content_repo::client::pager::{Done, Pager, Paging, Step, Via};
 //! use content_repo::client::request::Response;
 //! use content_repo::http::response::{check, Expect};
 //! use content_repo::{ClientConfig, Endpoint, Query};
@@ -25,10 +25,10 @@
 //! let mut pager = Pager::new(ListCall::All, args);
 //! let pages = [r#"{"data":[{"a":1},{"a":2}]}"#, r#"{"data":[{"a":3}]}"#];
 //! for text in pages {
-//!     let Step::Fetch(request) = pager.step(&config)? else { panic!() };
+//!     let Step::Fetch { request, via: Via::Policy } = pager.step(&config)? else { panic!() };
 //!     assert!(request.url.ends_with("limit=2&offset=0") || request.url.ends_with("offset=2"));
 //!     let facts = check(text, Expect::List, "key")?;
-//!     pager.receive(&mut Response::network(Rc::new(text.into()), facts));
+//!     pager.receive(None, &mut Response::network(Rc::new(text.into()), facts), 0.0)?;
 //! }
 //! let Step::Done(Done::List(list)) = pager.step(&config)? else { panic!() };
 //! assert_eq!(
@@ -48,17 +48,30 @@ use crate::error::{Error, Result};
 use crate::http::response::{check, next_offset, Expect, Facts};
 use crate::http::ClientConfig;
 
+/// How to fetch a page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Via {
+    /// Under the cache policy (`pages`, `all`).
+    Policy,
+    /// From the service, recorded in the cache (`prefetch`).
+    Record,
+    /// From the service only (a refresh plans what its pages change).
+    Plain,
+}
+
 /// What to do next.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Step {
-    /// Fetch this page (under the cache policy; for a prefetch, from the
-    /// service, recorded), then call [`Pager::receive`].
-    Fetch(Box<Request>),
-    /// Every page of a prefetch was recorded: write [`Pager::complete`]'s
-    /// change to the cache (the list holds exactly these documents), then
-    /// step again.
-    Complete,
-    /// The pages are over.
+    /// Fetch this page (checked as a list), then call [`Paging::receive`].
+    Fetch {
+        /// The page's request.
+        request: Box<Request>,
+        /// How.
+        via: Via,
+    },
+    /// Write [`Paging::write`]'s change to the cache, then step again.
+    Write,
+    /// It is over.
     Done(Done),
 }
 
@@ -76,6 +89,58 @@ pub enum Done {
         /// `meta.total` of the last page (or `loaded`).
         total: u64,
     },
+    /// `refresh`: the documents changed and deleted, and the list's size.
+    Refreshed {
+        /// New documents, or with a newer revision.
+        changed: usize,
+        /// Documents no longer in the list.
+        deleted: usize,
+        /// The list's size afterwards.
+        total: usize,
+    },
+}
+
+impl Done {
+    /// The numbers a `prefetch` (`loaded`, `total`) or a `refresh`
+    /// (`changed`, `deleted`, `total`) resolves to, as an object's entries.
+    pub fn counts(&self) -> Vec<(&'static str, f64)> {
+        match *self {
+            Done::Prefetched { loaded, total } => {
+                vec![("loaded", loaded as f64), ("total", total as f64)]
+            }
+            Done::Refreshed {
+                changed,
+                deleted,
+                total,
+            } => vec![
+                ("changed", changed as f64),
+                ("deleted", deleted as f64),
+                ("total", total as f64),
+            ],
+            Done::Pages | Done::List(_) => Vec::new(),
+        }
+    }
+}
+
+/// A sans-IO paging through a list's requests: the [`Pager`] of `pages`,
+/// `all` and `prefetch`, a delta refresh ([`crate::cache::refresh::Refresh`]).
+/// The boundary performs each [`Step`] and feeds the outcome back.
+pub trait Paging {
+    /// The next step.
+    fn step(&mut self, config: &ClientConfig) -> Result<Step>;
+
+    /// Takes in the page fetched for the last [`Step::Fetch`] at `now`
+    /// (`cache`: the client's cache, if any); returns `(loaded, total)` for
+    /// `onProgress` when there is progress to report.
+    fn receive(
+        &mut self,
+        cache: Option<&mut Cache>,
+        page: &mut Response,
+        now: f64,
+    ) -> Result<Option<(usize, u64)>>;
+
+    /// After [`Step::Write`]: the change to write to the cache at `now`.
+    fn write(&mut self, cache: &Cache, now: f64) -> Result<Change>;
 }
 
 /// What a pager gathers from its pages.
@@ -143,67 +208,9 @@ impl Pager {
         }
     }
 
-    /// The next step: fetch the next page, record a complete prefetch, or
-    /// done. An `invalid_argument` error when there are more pages after
-    /// `maxPages`.
-    pub fn step(&mut self, config: &ClientConfig) -> Result<Step> {
-        if let Some(offset) = self.next {
-            if self.pages >= self.args.max_pages {
-                let advice = match self.call {
-                    ListCall::Prefetch => "raise maxPages to prefetch all of it",
-                    _ => "raise maxPages or narrow the query",
-                };
-                return Err(Error::invalid_argument(format!(
-                    "the list has more than maxPages ({}) pages of {}; {advice}",
-                    self.args.max_pages, self.args.limit
-                )));
-            }
-            let mut query = self.args.query.clone();
-            query.limit(self.args.limit)?.offset(offset)?;
-            let endpoint = self.args.endpoint.clone();
-            return Ok(Step::Fetch(Box::new(Request::new(
-                config,
-                endpoint,
-                query,
-                Expect::List,
-            )?)));
-        }
-        Ok(match &mut self.gathered {
-            Gathered::Nothing => Step::Done(Done::Pages),
-            Gathered::List {
-                data,
-                count,
-                source,
-                stale,
-                cached_at,
-            } => {
-                let mut body = String::from_utf8_lossy(data).into_owned();
-                body.push_str(&format!(
-                    r#"],"meta":{{"count":{count},"limit":{count},"offset":{},"total":{}}}}}"#,
-                    self.start,
-                    self.start.saturating_add(*count as u64)
-                ));
-                Step::Done(Done::List(Response {
-                    body: Rc::new(body),
-                    facts: Facts::default(),
-                    ids: None,
-                    source: *source,
-                    stale: *stale,
-                    cached_at: *cached_at,
-                }))
-            }
-            Gathered::Ids { ids: Some(_), .. } => Step::Complete,
-            Gathered::Ids { loaded, total, .. } => Step::Done(Done::Prefetched {
-                loaded: *loaded,
-                total: *total,
-            }),
-        })
-    }
-
-    /// Takes in the page fetched for the last [`Step::Fetch`] (a prefetch
-    /// takes its recorded ids out); returns `{ loaded, total }` for a
-    /// prefetch's progress.
-    pub fn receive(&mut self, page: &mut Response) -> Option<(usize, u64)> {
+    /// Takes in a page (a prefetch takes its recorded ids out); `(loaded,
+    /// total)` for a prefetch's progress.
+    fn take(&mut self, page: &mut Response) -> Option<(usize, u64)> {
         let offset = self.next?;
         // Only paging needs a cached page's count and total.
         let facts = match page.source {
@@ -251,16 +258,6 @@ impl Pager {
         }
     }
 
-    /// After [`Step::Complete`]: plans recording that the list (in the
-    /// query's variant) holds exactly the documents recorded from its pages.
-    pub fn complete(&mut self, cache: &Cache, now: f64) -> Change {
-        let ids = match &mut self.gathered {
-            Gathered::Ids { ids, .. } => ids.take().unwrap_or_default(),
-            _ => Vec::new(),
-        };
-        cache.plan_complete(&self.args.endpoint, &self.args.query, ids, now)
-    }
-
     /// Ends the paging (`return()` of the iterator).
     pub fn finish(&mut self) {
         self.next = None;
@@ -269,5 +266,83 @@ impl Pager {
     /// The page size.
     pub fn limit(&self) -> u32 {
         self.args.limit
+    }
+}
+
+impl Paging for Pager {
+    /// The next step: fetch the next page, record a complete prefetch, or
+    /// done. An `invalid_argument` error when there are more pages after
+    /// `maxPages`.
+    fn step(&mut self, config: &ClientConfig) -> Result<Step> {
+        if let Some(offset) = self.next {
+            if self.pages >= self.args.max_pages {
+                let advice = match self.call {
+                    ListCall::Prefetch => "raise maxPages to prefetch all of it",
+                    _ => "raise maxPages or narrow the query",
+                };
+                return Err(Error::invalid_argument(format!(
+                    "the list has more than maxPages ({}) pages of {}; {advice}",
+                    self.args.max_pages, self.args.limit
+                )));
+            }
+            let mut query = self.args.query.clone();
+            query.limit(self.args.limit)?.offset(offset)?;
+            let endpoint = self.args.endpoint.clone();
+            let request = Box::new(Request::new(config, endpoint, query, Expect::List)?);
+            let via = match self.call {
+                ListCall::Prefetch => Via::Record,
+                _ => Via::Policy,
+            };
+            return Ok(Step::Fetch { request, via });
+        }
+        Ok(match &mut self.gathered {
+            Gathered::Nothing => Step::Done(Done::Pages),
+            Gathered::List {
+                data,
+                count,
+                source,
+                stale,
+                cached_at,
+            } => {
+                let mut body = String::from_utf8_lossy(data).into_owned();
+                body.push_str(&format!(
+                    r#"],"meta":{{"count":{count},"limit":{count},"offset":{},"total":{}}}}}"#,
+                    self.start,
+                    self.start.saturating_add(*count as u64)
+                ));
+                Step::Done(Done::List(Response {
+                    body: Rc::new(body),
+                    facts: Facts::default(),
+                    ids: None,
+                    source: *source,
+                    stale: *stale,
+                    cached_at: *cached_at,
+                }))
+            }
+            Gathered::Ids { ids: Some(_), .. } => Step::Write,
+            Gathered::Ids { loaded, total, .. } => Step::Done(Done::Prefetched {
+                loaded: *loaded,
+                total: *total,
+            }),
+        })
+    }
+
+    fn receive(
+        &mut self,
+        _cache: Option<&mut Cache>,
+        page: &mut Response,
+        _now: f64,
+    ) -> Result<Option<(usize, u64)>> {
+        Ok(self.take(page))
+    }
+
+    /// Plans recording that the list (in the query's variant) holds exactly
+    /// the documents recorded from its pages (a prefetch).
+    fn write(&mut self, cache: &Cache, now: f64) -> Result<Change> {
+        let ids = match &mut self.gathered {
+            Gathered::Ids { ids, .. } => ids.take().unwrap_or_default(),
+            _ => Vec::new(),
+        };
+        Ok(cache.plan_complete(&self.args.endpoint, &self.args.query, ids, now))
     }
 }

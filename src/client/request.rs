@@ -22,6 +22,7 @@ use std::rc::Rc;
 
 use crate::cache::policy::{Cached, Machine, Settings, Step};
 use crate::cache::{Answer, Cache, Change, Kind};
+use crate::client::options::CacheOptions;
 use crate::error::{Error, Result};
 use crate::http::response::{check, Expect, Facts};
 use crate::http::ClientConfig;
@@ -226,6 +227,19 @@ impl Course {
             machine: Machine::new(settings, found.0, online),
             answer: found.1,
         }
+    }
+
+    /// The course of `request` under the `cache` option, with what `cache`
+    /// can answer at `now` ([`Request::lookup`]).
+    pub fn start(
+        request: &Request,
+        cache: &mut Cache,
+        options: &CacheOptions,
+        now: f64,
+        online: bool,
+    ) -> Self {
+        let found = request.lookup(cache, now, options.max_age_ms);
+        Course::new(options.settings, found, online)
     }
 
     /// The first action.

@@ -96,9 +96,10 @@ export function globalFetch() {
   return typeof fetch === "function" ? fetch : undefined;
 }
 
-/** A promise that resolves after `ms`. */
-export function sleep(ms) {
-  return new Promise((resolve) => setTimeout(resolve, delay(ms)));
+/** `work`, raced against a timer of `ms` when given (then it settles after `ms` at the latest). */
+export function within(work, ms) {
+  if (ms === undefined) return work;
+  return Promise.race([work, new Promise((resolve) => setTimeout(resolve, delay(ms)))]);
 }
 
 /**
@@ -130,6 +131,11 @@ export class Stop {
     this.caller = caller;
     this.onAbort = () => this.fire("aborted");
     caller?.addEventListener("abort", this.onAbort);
+  }
+
+  /** One `send` of `fetch`, under this stop (see `run`). */
+  send(fetch, url, authorization) {
+    return this.run(send(fetch, url, authorization, this.signal));
   }
 
   /** `work`'s value, or a rejection with the reason ("timeout" or "aborted") if the call stops first. */

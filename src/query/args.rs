@@ -23,6 +23,7 @@ use super::sort::{invalid_direction, Direction, FieldKey, Sort};
 use super::{Filter, Join, Query, MAX_INCLUDE_LEVELS, MAX_LIMIT, MAX_OFFSET};
 use crate::args::{describe, integer, optional_string, string, strings, Arg, Props};
 use crate::error::{Error, Result};
+use crate::json::record::Writer;
 
 /// A setter of the JavaScript `Query` that takes one argument.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -103,6 +104,22 @@ impl Query {
         }
     }
 
+    /// The sort keys, primary first, as the JavaScript `sorting` getter
+    /// returns them: `[{"key":"fields.title","direction":"ASC"}]`.
+    pub fn sorting_json(&self) -> String {
+        let specs: Vec<String> = self
+            .sorting()
+            .iter()
+            .map(|sort| {
+                let mut spec = Writer::new();
+                spec.string("key", &sort.key.to_string())
+                    .string("direction", sort.direction.as_str());
+                spec.finish()
+            })
+            .collect();
+        format!("[{}]", specs.join(","))
+    }
+
     /// `sort(key, direction)`: `key` is `fields.<name>` or `meta.<name>`;
     /// `direction` is `ASC`, `DESC` (any case), `1` or `-1`, as a string or
     /// a number.
@@ -162,27 +179,35 @@ impl Query {
 }
 
 /// A finite number as JavaScript's `String(number)` writes it: the
-/// shortest digits that read back to it, in plain notation from `1e-7` to
-/// `1e21` and in exponent notation (`1e+21`, `1.5e-7`) outside.
+/// shortest digits that read back to it, in plain notation from `1e-6` up
+/// to `1e21`, in exponent notation (`1e+21`, `1.5e-7`) outside.
 pub fn number_text(number: f64) -> String {
     if number == 0.0 {
         return "0".into();
     }
     let sign = if number < 0.0 { "-" } else { "" };
-    // `{:e}` writes the shortest digits that read back: `d.ddde<exp>`.
-    let scientific = format!("{:e}", number.abs());
-    let (mantissa, exponent) = scientific.split_once('e').unwrap_or((&scientific, "0"));
-    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-    let exponent: i64 = exponent.parse().unwrap_or(0);
-    let (k, n) = (i64::try_from(digits.len()).unwrap_or(0), exponent + 1);
-    let zeros = |count: i64| "0".repeat(usize::try_from(count).unwrap_or(0));
-    let (head, tail) = digits.split_at(digits.len().min(usize::try_from(n).unwrap_or(0)));
+    // `Display` writes the shortest digits that read back, in plain notation.
+    let plain = number.abs().to_string();
+    let (whole, fraction) = plain.split_once('.').unwrap_or((&plain, ""));
+    let all = format!("{whole}{fraction}");
+    let significant = all.trim_start_matches('0');
+    let zeros = all.len() - significant.len();
+    let digits = significant.trim_end_matches('0');
+    // The value is 0.<digits> times 10 to the power `n`.
+    let count = |text: &str| i64::try_from(text.len()).unwrap_or(0);
+    let (k, n) = (
+        count(digits),
+        count(whole) - i64::try_from(zeros).unwrap_or(0),
+    );
+    let padding = |length: i64| "0".repeat(usize::try_from(length).unwrap_or(0));
+    let split = usize::try_from(n).unwrap_or(0).min(digits.len());
     let body = if k <= n && n <= 21 {
-        format!("{digits}{}", zeros(n - k))
+        format!("{digits}{}", padding(n - k))
     } else if 0 < n && n <= 21 {
+        let (head, tail) = digits.split_at(split);
         format!("{head}.{tail}")
     } else if -6 < n && n <= 0 {
-        format!("0.{}{digits}", zeros(-n))
+        format!("0.{}{digits}", padding(-n))
     } else {
         let (first, rest) = digits.split_at(1.min(digits.len()));
         let dot = if rest.is_empty() { "" } else { "." };

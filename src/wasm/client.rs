@@ -4,10 +4,9 @@
 //! refreshes ([`crate::cache::refresh`]).
 
 use std::cell::RefCell;
-use std::future::Future;
 use std::rc::Rc;
 
-use js_sys::{Array, Function, Object, Promise, Reflect};
+use js_sys::{Function, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::{future_to_promise, spawn_local, JsFuture};
@@ -15,36 +14,33 @@ use web_sys::AbortSignal;
 
 use super::cache::OfflineCache;
 use super::cache::{has_indexed_db, listen_for_reconnect, make_storage, online, JsClientCache};
-use super::convert::{self, property, props, take};
-use super::fetch::{get, sleep_promise, Transport};
+use super::convert::{self, promise, property, props, take};
+use super::fetch::{get, within, Transport};
 use crate::args::Arg;
-use crate::cache::refresh::{self, complete_lists, Refresh};
-use crate::client::options::{self, ClientOptions, ListArgs, ListCall, Storage, Target};
-use crate::client::pager::{Done, Pager, Step};
+use crate::cache::refresh::{complete_lists, Refresh};
+use crate::cache::Cache;
+use crate::client::options::{self, ClientOptions, ListArgs, ListCall, Target};
+use crate::client::pager::{Done, Pager, Paging, Step, Via};
 use crate::client::request::{Action, Course, Request, Response};
 use crate::error::{Error, Result};
+use crate::http::ClientConfig;
 use crate::query::url::Endpoint;
 use crate::query::Query;
 
 #[wasm_bindgen(module = "/src/js/storage.js")]
 extern "C" {
+    /// `{ value, done }` of an iterator: done without a value.
+    fn iteration(value: Option<JsValue>) -> JsValue;
     #[wasm_bindgen(js_name = markSource)]
-    fn mark_source(text: &str, source: &str, stale: bool, cached_at: JsValue) -> JsValue;
+    fn mark_source(text: &str, source: &str, stale: bool, cached_at: Option<f64>) -> JsValue;
 }
 
 /// The body as plain JavaScript (read by `JSON.parse`, so every value is
 /// what `JSON.parse` gives), with non-enumerable `source`, `stale` and
 /// `cachedAt`.
 fn to_js(response: &Response) -> JsValue {
-    let cached_at = response
-        .cached_at
-        .map_or(JsValue::UNDEFINED, JsValue::from_f64);
-    mark_source(
-        &response.body,
-        response.source.name(),
-        response.stale,
-        cached_at,
-    )
+    let (body, source, stale) = (&response.body, response.source.name(), response.stale);
+    mark_source(body, source, stale, response.cached_at)
 }
 
 /// A plain object of numbers.
@@ -56,32 +52,14 @@ fn counts(entries: &[(&str, f64)]) -> JsValue {
     object.into()
 }
 
-/// Calls `onProgress({ loaded, total })`, if there is one.
-fn report(progress: Option<&Function>, loaded: usize, total: u64) {
-    if let Some(progress) = progress {
-        let value = counts(&[("loaded", loaded as f64), ("total", total as f64)]);
-        let _ = progress.call1(&JsValue::UNDEFINED, &value);
-    }
-}
-
-/// A promise of `work`, or a rejected one when the arguments were invalid.
-fn promise<F>(work: Result<F>) -> Promise
-where
-    F: Future<Output = Result<JsValue>> + 'static,
-{
-    match work {
-        Ok(work) => future_to_promise(async move { work.await.map_err(JsValue::from) }),
-        Err(error) => Promise::reject(&JsValue::from(error)),
-    }
-}
-
 /// What the requests of one call share: where they go, the cache, the
-/// caller's signal.
+/// caller's signal and `onProgress`.
 #[derive(Clone)]
 struct Context {
     transport: Rc<Transport>,
     cache: Option<Rc<OfflineCache>>,
     signal: Option<AbortSignal>,
+    progress: Option<Function>,
 }
 
 impl Context {
@@ -91,13 +69,14 @@ impl Context {
         })
     }
 
-    /// Sends `request` and checks the body, recording a successful response
-    /// in the cache, if any (a failed write is reported; the answer stands).
-    async fn network(&self, request: &Request, retry_network: bool) -> Result<Response> {
+    /// Sends `request` and checks the body; with `record`, records a
+    /// successful response in the cache, if any (a failed write is
+    /// reported; the answer stands).
+    async fn network(&self, request: &Request, retry: bool, record: bool) -> Result<Response> {
         let (transport, signal) = (self.transport.clone(), self.signal.clone());
-        let body = get(transport, request.url.clone(), signal, retry_network).await?;
-        let mut response = request.answer(body, self.transport.config.secret())?;
-        if let Some(cache) = &self.cache {
+        let body = get(transport, request.url.clone(), signal, retry).await?;
+        let mut response = request.answer(body, self.transport.config().secret())?;
+        if let Some(cache) = self.cache.as_ref().filter(|_| record) {
             let now = js_sys::Date::now();
             let recorded = cache.record(|state| request.plan_record(state, &response, now));
             if let Ok(ids) = recorded.await {
@@ -111,13 +90,11 @@ impl Context {
     /// network alone without a cache).
     async fn resolve(&self, request: Request) -> Result<Response> {
         let Some(cache) = &self.cache else {
-            return self.network(&request, true).await;
+            return self.network(&request, true, true).await;
         };
-        let max_age_ms = cache.max_age_ms;
-        let found = cache
-            .with_state(|state| request.lookup(state, js_sys::Date::now(), max_age_ms))
-            .await;
-        let mut course = Course::new(cache.settings, found, online());
+        let (options, now) = (&cache.options, js_sys::Date::now());
+        let start = |state: &mut Cache| Course::start(&request, state, options, now, online());
+        let mut course = cache.with_state(start).await;
         match course.first() {
             Action::Answer {
                 response,
@@ -126,29 +103,25 @@ impl Context {
                 if revalidate {
                     let context = self.clone();
                     spawn_local(async move {
-                        let _ = context.network(&request, true).await;
+                        let _ = context.network(&request, true, true).await;
                     });
                 }
                 response
             }
             Action::Fetch {
                 retry_network,
-                race_ms: None,
-            } => course.after(Some(self.network(&request, retry_network).await)),
-            Action::Fetch {
-                retry_network,
-                race_ms: Some(ms),
+                race_ms,
             } => {
-                // The network's outcome, or none when `ms` passed first (the
-                // request goes on in the background and records its answer).
+                // The network's outcome, or none when `race_ms` passed first
+                // (the request goes on in the background and records).
                 let slot: Rc<RefCell<Option<Result<Response>>>> = Rc::default();
                 let (context, filled) = (self.clone(), slot.clone());
                 let network = future_to_promise(async move {
-                    *filled.borrow_mut() = Some(context.network(&request, retry_network).await);
+                    let outcome = context.network(&request, retry_network, true).await;
+                    *filled.borrow_mut() = Some(outcome);
                     Ok(JsValue::UNDEFINED)
                 });
-                let race = Promise::race(&Array::of2(&network, &sleep_promise(ms as f64)));
-                let _ = JsFuture::from(race).await;
+                let _ = JsFuture::from(within(&network, race_ms.map(|ms| ms as f64))).await;
                 let outcome = slot.borrow_mut().take();
                 course.after(outcome)
             }
@@ -156,74 +129,69 @@ impl Context {
         }
     }
 
-    /// Pages through a list as `pager` says: each page under the cache
-    /// policy, or (`prefetch`) from the service and recorded.
-    async fn pages(
-        &self,
-        mut pager: Pager,
-        prefetch: bool,
-        progress: Option<Function>,
-    ) -> Result<Done> {
+    /// Drives `machine` (a pager, a refresh) to its answer, performing its
+    /// steps.
+    async fn drive(&self, machine: &mut dyn Paging) -> Result<Done> {
         loop {
-            match pager.step(&self.transport.config)? {
-                Step::Fetch(request) if prefetch => {
-                    let mut page = self.network(&request, true).await?;
-                    if let Some((loaded, total)) = pager.receive(&mut page) {
-                        report(progress.as_ref(), loaded, total);
+            match machine.step(self.transport.config())? {
+                Step::Fetch { request, via } => {
+                    let mut page = match via {
+                        Via::Policy => self.resolve(*request).await?,
+                        via => self.network(&request, true, via == Via::Record).await?,
+                    };
+                    let now = js_sys::Date::now();
+                    let mut receive =
+                        |cache: Option<&mut Cache>| machine.receive(cache, &mut page, now);
+                    let received = match &self.cache {
+                        Some(cache) => cache.with_state(|state| receive(Some(state))).await,
+                        None => receive(None),
+                    };
+                    if let (Some((loaded, total)), Some(progress)) = (received?, &self.progress) {
+                        let value = counts(&[("loaded", loaded as f64), ("total", total as f64)]);
+                        let _ = progress.call1(&JsValue::UNDEFINED, &value);
                     }
                 }
-                Step::Fetch(request) => {
-                    pager.receive(&mut self.resolve(*request).await?);
-                }
-                Step::Complete => {
+                Step::Write => {
                     let now = js_sys::Date::now();
-                    let complete = |state: &mut _| Ok((pager.complete(state, now), ()));
-                    self.cache()?.record(complete).await?;
+                    let write = |state: &mut Cache| Ok((machine.write(state, now)?, ()));
+                    self.cache()?.record(write).await?;
                 }
                 Step::Done(done) => return Ok(done),
             }
         }
     }
 
-    /// Refreshes the complete list `endpoint` of `query`'s variant as
-    /// [`Refresh`] says: `{ changed, deleted, total }`.
-    async fn refresh(
-        &self,
-        endpoint: Endpoint,
-        query: Query,
-        progress: Option<Function>,
-    ) -> Result<JsValue> {
-        let (cache, config) = (self.cache()?, &self.transport.config);
-        let mut refresh = cache
-            .with_state(|state| Refresh::start(state, endpoint, query))
-            .await?;
-        loop {
-            match cache
-                .with_state(|state| refresh.step(state, config))
-                .await?
-            {
-                refresh::Step::Fetch(url) => {
-                    let (transport, signal) = (self.transport.clone(), self.signal.clone());
-                    let body = get(transport, url, signal, true).await?;
-                    let now = js_sys::Date::now();
-                    let receive =
-                        |state: &mut _| refresh.receive(state, body, config.secret(), now);
-                    if let Some((loaded, total)) = cache.with_state(receive).await? {
-                        report(progress.as_ref(), loaded, total);
-                    }
-                }
-                refresh::Step::Write => {
-                    let now = js_sys::Date::now();
-                    let (changed, deleted, total) =
-                        cache.record(|state| refresh.finish(state, now)).await?;
-                    return Ok(counts(&[
-                        ("changed", changed as f64),
-                        ("deleted", deleted as f64),
-                        ("total", total as f64),
-                    ]));
-                }
+    /// Refreshes the complete list `endpoint` of `query`'s variant.
+    async fn refresh(&self, endpoint: Endpoint, query: Query) -> Result<Done> {
+        let start = |state: &mut Cache| Refresh::start(state, endpoint, query);
+        let mut refresh = self.cache()?.with_state(start).await?;
+        self.drive(&mut refresh).await
+    }
+
+    /// Refreshes every complete list of the cache, reporting failures
+    /// (`refreshOnReconnect`).
+    async fn refresh_all(self) {
+        let Ok(cache) = self.cache().cloned() else {
+            return;
+        };
+        for (endpoint, query) in cache.with_state(|state| complete_lists(state)).await {
+            if let Err(error) = self.refresh(endpoint, query).await {
+                cache.report(error);
             }
         }
+    }
+
+    /// Runs a list method (`all`, `prefetch`, `refresh`) to its answer.
+    async fn list(self, call: ListCall, args: ListArgs) -> Result<JsValue> {
+        let done = match call {
+            ListCall::Refresh => self.refresh(args.endpoint, args.query).await?,
+            _ => self.drive(&mut Pager::new(call, args)).await?,
+        };
+        Ok(match done {
+            Done::List(list) => to_js(&list),
+            Done::Pages => JsValue::UNDEFINED,
+            done => counts(&done.counts()),
+        })
     }
 }
 
@@ -232,62 +200,57 @@ impl Context {
 /// cancellation, retries and typed errors (`ContentRepoError`).
 #[wasm_bindgen(js_name = Client, skip_typescript)]
 pub struct JsClient {
-    transport: Rc<Transport>,
-    cache: Option<Rc<OfflineCache>>,
+    /// The transport and the cache (no signal).
+    context: Context,
     /// With `refreshOnReconnect`: the `online` listener, and what stops it.
     reconnect: Option<(Closure<dyn FnMut()>, JsValue)>,
 }
 
 impl Drop for JsClient {
     fn drop(&mut self) {
-        if let Some((_, stop)) = &self.reconnect {
-            if let Some(stop) = stop.dyn_ref::<Function>() {
-                let _ = stop.call0(&JsValue::UNDEFINED);
-            }
+        let stop = self.reconnect.as_ref().map(|(_, stop)| stop);
+        if let Some(stop) = stop.and_then(JsCast::dyn_ref::<Function>) {
+            let _ = stop.call0(&JsValue::UNDEFINED);
         }
     }
 }
 
 impl JsClient {
-    fn context(&self, options: &JsValue, signal: bool) -> Context {
+    /// The client's settings.
+    fn config(&self) -> &ClientConfig {
+        self.context.transport.config()
+    }
+
+    /// The context of a call with `options` (its `signal` and
+    /// `onProgress`, if any).
+    fn context(&self, options: &JsValue) -> Context {
+        let (signal, progress) = (take(options, "signal"), take(options, "onProgress"));
         Context {
-            transport: self.transport.clone(),
-            cache: self.cache.clone(),
-            signal: signal.then(|| take(options, "signal")).flatten(),
+            signal,
+            progress,
+            ..self.context.clone()
         }
     }
 
     /// Fetches a typed method's request under the cache policy; the body as
     /// a plain JavaScript value marked with its `source`.
     fn request(&self, target: Target, id: &JsValue, query: &JsValue, options: &JsValue) -> Promise {
-        promise((|| {
-            let read =
-                options::request(target, &props(id), &convert::query(query), &props(options))?;
-            let context = self.context(options, read.signal);
-            let config = &self.transport.config;
-            let request = Request::new(config, read.endpoint, read.query, read.expect)?;
-            Ok(async move { Ok(to_js(&context.resolve(request).await?)) })
-        })())
+        let (id, query, read) = (props(id), convert::query(query), props(options));
+        let request = options::request(target, &id, &query, &read, self.config());
+        let context = self.context(options);
+        promise(request.map(|request| async move { Ok(to_js(&context.resolve(request).await?)) }))
     }
 
-    /// Reads the arguments of a list method.
-    fn list(
-        &self,
-        call: ListCall,
-        endpoint: &JsValue,
-        query: &Arg,
-        options: &JsValue,
-    ) -> Result<(Context, ListArgs)> {
-        let has_cache = self.cache.is_some();
-        let args = options::list(call, &props(endpoint), query, &props(options), has_cache)?;
-        Ok((self.context(options, args.signal), args))
+    /// Runs a list method (`all`, `prefetch`, `refresh`) with its query
+    /// argument (`options.query` for the last two).
+    fn list(&self, call: ListCall, endpoint: &JsValue, query: &Arg, options: &JsValue) -> Promise {
+        let cached = self.context.cache.is_some();
+        let args = options::list(call, &props(endpoint), query, &props(options), cached);
+        let context = self.context(options);
+        promise(args.map(|args| context.list(call, args)))
     }
 }
 
-#[allow(
-    clippy::needless_pass_by_value,
-    reason = "wasm-bindgen exports take their JavaScript arguments as owned JsValue handles"
-)]
 #[wasm_bindgen(js_class = Client)]
 impl JsClient {
     /// Creates a client; throws `invalid_argument` for an invalid base URL,
@@ -297,64 +260,36 @@ impl JsClient {
         #[wasm_bindgen(unchecked_param_type = "ClientOptions")] options: JsValue,
     ) -> Result<JsClient, JsValue> {
         let read = ClientOptions::read(&props(&options), has_indexed_db())?;
-        let on_error = read
-            .on_cache_error
-            .then(|| take(&options, "onCacheError"))
-            .flatten();
-        let cache = read.cache.as_ref().map(|cache| {
-            let storage = match cache.storage {
-                Storage::IndexedDb => JsValue::from_str("indexeddb"),
-                Storage::Memory => JsValue::from_str("memory"),
-                Storage::Custom => property(&property(&options, "cache"), "storage"),
-            };
-            let storage = make_storage(&storage, &read.storage_name());
-            Rc::new(OfflineCache::new(
-                cache,
-                &storage,
-                on_error,
-                read.timeout_ms,
-            ))
+        let cache = read.cache.clone().map(|cache| {
+            let custom = || property(&property(&options, "cache"), "storage");
+            let kind = cache.storage.kind().map_or_else(custom, JsValue::from_str);
+            let storage = make_storage(&kind, &read.storage_name());
+            let on_error = take(&options, "onCacheError");
+            Rc::new(OfflineCache::new(cache, storage, on_error))
         });
-        let fetch = read.fetch.then(|| take(&options, "fetch")).flatten();
-        let transport = Rc::new(Transport::new(
-            read.config,
-            read.retry,
-            read.timeout_ms,
+        let (fetch, inflight) = (take(&options, "fetch"), RefCell::default());
+        let transport = Rc::new(Transport {
+            options: read,
             fetch,
-        ));
-        let reconnect = cache
-            .clone()
-            .filter(|cache| cache.refresh_on_reconnect)
-            .map(|cache| {
-                let context = Context {
-                    transport: transport.clone(),
-                    cache: Some(cache),
-                    signal: None,
-                };
-                // Refreshes every complete list of the cache, reporting failures.
-                let callback = Closure::<dyn FnMut()>::new(move || {
-                    let context = context.clone();
-                    spawn_local(async move {
-                        let Ok(cache) = context.cache().cloned() else {
-                            return;
-                        };
-                        for (endpoint, query) in
-                            cache.with_state(|state| complete_lists(state)).await
-                        {
-                            if let Err(error) = context.refresh(endpoint, query, None).await {
-                                cache.report(error);
-                            }
-                        }
-                    });
-                });
-                let stop = listen_for_reconnect(callback.as_ref());
-                (callback, stop)
-            });
-        Ok(JsClient {
+            inflight,
+        });
+        let (signal, progress) = (None, None);
+        let context = Context {
             transport,
             cache,
-            reconnect,
-        })
+            signal,
+            progress,
+        };
+        let cache = context.cache.as_ref();
+        let reconnect = cache.filter(|cache| cache.options.refresh_on_reconnect);
+        let reconnect = reconnect.map(|_| {
+            let context = context.clone();
+            let refresh = move || spawn_local(context.clone().refresh_all());
+            let callback = Closure::<dyn FnMut()>::new(refresh);
+            let stop = listen_for_reconnect(callback.as_ref());
+            (callback, stop)
+        });
+        Ok(JsClient { context, reconnect })
     }
 
     /// The full URL of `endpoint` with `query`'s parameters. The API key is
@@ -366,7 +301,7 @@ impl JsClient {
     ) -> Result<String, JsValue> {
         let endpoint = options::endpoint(&props(&endpoint))?;
         let query = options::query(&convert::query(&query))?;
-        Ok(self.transport.config.url(&endpoint, query.as_ref())?)
+        Ok(self.config().url(&endpoint, query.as_ref())?)
     }
 
     /// `GET /v1/{repo}/documents`: the list of all documents.
@@ -457,10 +392,19 @@ impl JsClient {
         #[wasm_bindgen(unchecked_param_type = "PageOptions | undefined")] options: JsValue,
     ) -> Result<JsPages, JsValue> {
         let query = convert::query(&query);
-        let (context, args) = self.list(ListCall::Pages, &endpoint, &query, &options)?;
+        let cached = self.context.cache.is_some();
+        let args = options::list(
+            ListCall::Pages,
+            &props(&endpoint),
+            &query,
+            &props(&options),
+            cached,
+        )?;
+        let context = self.context(&options);
         let pager = Rc::new(RefCell::new(Pager::new(ListCall::Pages, args)));
         Ok(JsPages { context, pager })
     }
+
     /// Every page of a list collected into one list envelope
     /// (`meta.count` = `meta.total` = the number of documents). Rejects with
     /// `invalid_argument` when the list has more than `maxPages` pages.
@@ -471,18 +415,7 @@ impl JsClient {
         #[wasm_bindgen(unchecked_param_type = "Query | string | null | undefined")] query: JsValue,
         #[wasm_bindgen(unchecked_param_type = "PageOptions | undefined")] options: JsValue,
     ) -> Promise {
-        let query = convert::query(&query);
-        promise(self.list(ListCall::All, &endpoint, &query, &options).map(
-            |(context, args)| async move {
-                match context
-                    .pages(Pager::new(ListCall::All, args), false, None)
-                    .await?
-                {
-                    Done::List(list) => Ok(to_js(&list)),
-                    _ => Ok(JsValue::UNDEFINED),
-                }
-            },
-        ))
+        self.list(ListCall::All, &endpoint, &convert::query(&query), &options)
     }
 
     /// Fetches every page of a list endpoint (whole documents, `pageSize` a
@@ -498,23 +431,7 @@ impl JsClient {
         #[wasm_bindgen(unchecked_param_type = "PrefetchOptions | undefined")] options: JsValue,
     ) -> Promise {
         let query = convert::query(&property(&options, "query"));
-        let list = self.list(ListCall::Prefetch, &endpoint, &query, &options);
-        promise(list.map(|(context, args)| {
-            let progress = args
-                .progress
-                .then(|| take(&options, "onProgress"))
-                .flatten();
-            async move {
-                let pager = Pager::new(ListCall::Prefetch, args);
-                match context.pages(pager, true, progress).await? {
-                    Done::Prefetched { loaded, total } => Ok(counts(&[
-                        ("loaded", loaded as f64),
-                        ("total", total as f64),
-                    ])),
-                    _ => Ok(JsValue::UNDEFINED),
-                }
-            }
-        }))
+        self.list(ListCall::Prefetch, &endpoint, &query, &options)
     }
 
     /// Brings a prefetched list up to date for a fraction of a full
@@ -539,32 +456,28 @@ impl JsClient {
         options: JsValue,
     ) -> Promise {
         let query = convert::query(&property(&options, "query"));
-        let list = self.list(ListCall::Refresh, &endpoint, &query, &options);
-        promise(list.map(|(context, args)| {
-            let progress = args
-                .progress
-                .then(|| take(&options, "onProgress"))
-                .flatten();
-            async move { context.refresh(args.endpoint, args.query, progress).await }
-        }))
+        self.list(ListCall::Refresh, &endpoint, &query, &options)
     }
 
     /// The offline cache (`undefined` when the client has none).
     #[wasm_bindgen(getter)]
     pub fn cache(&self) -> Option<JsClientCache> {
-        self.cache.clone().map(JsClientCache::new)
+        self.context
+            .cache
+            .clone()
+            .map(|cache| JsClientCache { cache })
     }
 
     /// The base URL, without trailing `/`.
     #[wasm_bindgen(getter, js_name = baseUrl)]
     pub fn base_url(&self) -> String {
-        self.transport.config.base_url().to_owned()
+        self.config().base_url().to_owned()
     }
 
     /// The repository name.
     #[wasm_bindgen(getter, js_name = repositoryName)]
     pub fn repository_name(&self) -> String {
-        self.transport.config.repository().to_owned()
+        self.config().repository().to_owned()
     }
 
     /// A description without the API key.
@@ -572,8 +485,8 @@ impl JsClient {
     pub fn to_string_js(&self) -> String {
         format!(
             "Client({}/v1/{})",
-            self.transport.config.base_url(),
-            self.transport.config.repository()
+            self.config().base_url(),
+            self.config().repository()
         )
     }
 }
@@ -595,21 +508,16 @@ impl JsPages {
         future_to_promise(async move {
             // Work on a copy while awaiting, so no borrow is held across it.
             let mut pager = state.borrow().clone();
-            let step = pager.step(&context.transport.config)?;
-            let page = match step {
-                Step::Fetch(request) => Some(context.resolve(*request).await?),
+            let step = pager.step(context.transport.config())?;
+            let mut page = match step {
+                Step::Fetch { request, .. } => Some(context.resolve(*request).await?),
                 _ => None,
             };
-            let result = Object::new();
-            let value = page.map(|mut page| {
-                pager.receive(&mut page);
-                to_js(&page)
-            });
-            let done = JsValue::from_bool(value.is_none());
-            let _ = Reflect::set(&result, &"value".into(), &value.unwrap_or_default());
-            let _ = Reflect::set(&result, &"done".into(), &done);
+            if let Some(page) = &mut page {
+                pager.receive(None, page, 0.0)?;
+            }
             *state.borrow_mut() = pager;
-            Ok(result.into())
+            Ok(iteration(page.as_ref().map(to_js)))
         })
     }
 

@@ -1,12 +1,16 @@
 //! JavaScript values into [`Arg`]s, which the core reads (`crate::args`,
 //! `crate::client::options`), and property reads of options objects.
 
+use std::future::Future;
+
+use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::future_to_promise;
 use web_sys::AbortSignal;
 
 use crate::args::Arg;
-use crate::num::u64_from_f64;
+use crate::error::Result;
 
 /// `value` as an [`Arg`]: an array with its elements (`depth` 1) or without.
 fn convert(value: &JsValue, depth: u8) -> Arg {
@@ -21,11 +25,9 @@ fn convert(value: &JsValue, depth: u8) -> Arg {
     } else if let Some(flag) = value.as_bool() {
         Arg::Bool(flag)
     } else if value.is_array() {
-        let items = js_sys::Array::from(value);
-        Arg::Array(match depth {
-            0 => Vec::new(),
-            _ => items.iter().map(|item| convert(&item, 0)).collect(),
-        })
+        let items = (depth > 0).then(|| js_sys::Array::from(value));
+        let items = items.iter().flat_map(js_sys::Array::iter);
+        Arg::Array(items.map(|item| convert(&item, 0)).collect())
     } else if value.is_function() {
         Arg::Function
     } else if value.is_instance_of::<AbortSignal>() {
@@ -78,9 +80,13 @@ pub(crate) fn take<T: JsCast>(object: &JsValue, key: &str) -> Option<T> {
     property(object, key).dyn_into().ok()
 }
 
-/// A JavaScript number rounded toward zero to a `usize`, saturating: NaN
-/// and anything below 0 give 0, anything above `usize::MAX` (`u32::MAX` on
-/// wasm32) gives `usize::MAX`.
-pub(crate) fn usize_from_f64(number: f64) -> usize {
-    usize::try_from(u64_from_f64(number)).unwrap_or(usize::MAX)
+/// A promise of `work`, or a rejected one when the arguments were invalid.
+pub(crate) fn promise<F>(work: Result<F>) -> Promise
+where
+    F: Future<Output = Result<JsValue>> + 'static,
+{
+    match work {
+        Ok(work) => future_to_promise(async move { work.await.map_err(JsValue::from) }),
+        Err(error) => Promise::reject(&JsValue::from(error)),
+    }
 }

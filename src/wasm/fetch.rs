@@ -13,9 +13,9 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
 use web_sys::AbortSignal;
 
+use crate::client::options::ClientOptions;
 use crate::error::{Error, Result};
 use crate::http::call::{Call, Ended, Next};
-use crate::http::retry::RetryPolicy;
 use crate::http::ClientConfig;
 use crate::num::u64_from_f64;
 
@@ -24,20 +24,16 @@ extern "C" {
     type Stop;
     #[wasm_bindgen(catch, constructor)]
     fn new(timeout_ms: f64, caller: Option<AbortSignal>) -> Result<Stop, JsValue>;
-    #[wasm_bindgen(method, getter)]
-    fn signal(this: &Stop) -> AbortSignal;
     #[wasm_bindgen(method)]
-    fn run(this: &Stop, work: &Promise) -> Promise;
+    fn send(this: &Stop, fetch: &Function, url: &str, authorization: &str) -> Promise;
     #[wasm_bindgen(method)]
     fn sleep(this: &Stop, ms: f64) -> Promise;
     #[wasm_bindgen(method)]
     fn dispose(this: &Stop);
-    fn send(fetch: &Function, url: &str, authorization: &str, signal: &AbortSignal) -> Promise;
     #[wasm_bindgen(js_name = globalFetch)]
     fn global_fetch() -> Option<Function>;
-    /// A promise that resolves after `ms`.
-    #[wasm_bindgen(js_name = sleep)]
-    pub(crate) fn sleep_promise(ms: f64) -> Promise;
+    /// `work`, or a promise that settles after `ms` if that comes first.
+    pub(crate) fn within(work: &Promise, ms: Option<f64>) -> Promise;
 }
 
 /// The outcome of a shared GET, once it has one.
@@ -45,34 +41,18 @@ type Slot = Rc<RefCell<Option<Result<String>>>>;
 
 /// Everything a request needs; shared by a client and its pending requests.
 pub(crate) struct Transport {
-    /// The validated settings.
-    pub(crate) config: ClientConfig,
-    /// When and how long to wait before retrying.
-    pub(crate) policy: RetryPolicy,
-    /// The budget of one call, all attempts and waits included; 0: none.
-    pub(crate) timeout_ms: u64,
+    /// The client's validated options.
+    pub(crate) options: ClientOptions,
     /// An injected `fetch`, or `None` for the global one.
     pub(crate) fetch: Option<Function>,
     /// Pending GETs without a signal, by URL.
-    inflight: RefCell<HashMap<String, (Promise, Slot)>>,
+    pub(crate) inflight: RefCell<HashMap<String, (Promise, Slot)>>,
 }
 
 impl Transport {
-    /// A transport with nothing in flight.
-    pub(crate) fn new(
-        config: ClientConfig,
-        policy: RetryPolicy,
-        timeout_ms: u64,
-        fetch: Option<Function>,
-    ) -> Self {
-        let inflight = RefCell::new(HashMap::new());
-        Transport {
-            config,
-            policy,
-            timeout_ms,
-            fetch,
-            inflight,
-        }
+    /// The client's settings.
+    pub(crate) fn config(&self) -> &ClientConfig {
+        &self.options.config
     }
 }
 
@@ -97,30 +77,21 @@ async fn attempts(
     if caller.as_ref().is_some_and(AbortSignal::aborted) {
         return Err(Error::Aborted);
     }
-    let fetch = transport
-        .fetch
-        .clone()
-        .or_else(global_fetch)
-        .ok_or_else(|| Error::Network {
-            message: "this environment has no global `fetch`; pass `fetch` in the Client options"
-                .into(),
-        })?;
-    let stop = Stop::new(transport.timeout_ms as f64, caller).map_err(|_| Error::Network {
-        message: "AbortController is not available".into(),
-    })?;
-    let stop = Disposing(stop);
-    let (policy, timeout_ms) = (transport.policy, transport.timeout_ms);
-    let mut call = Call::new(policy, timeout_ms, retry_network, js_sys::Date::now());
-    let (secret, authorization) = (transport.config.secret(), transport.config.authorization());
-    let stopped = |call: &Call, reason: JsValue| {
-        call.stopped(reason.as_string().as_deref() == Some("aborted"))
+    let options = &transport.options;
+    let network = |message: &str| Error::Network {
+        message: message.into(),
     };
+    let fetch = transport.fetch.clone().or_else(global_fetch);
+    let missing = "this environment has no global `fetch`; pass `fetch` in the Client options";
+    let fetch = fetch.ok_or_else(|| network(missing))?;
+    let stop = Stop::new(options.timeout_ms as f64, caller);
+    let stop = Disposing(stop.map_err(|_| network("AbortController is not available"))?);
+    let now = js_sys::Date::now();
+    let mut call = Call::new(options.retry, options.timeout_ms, retry_network, now);
+    let (secret, authorization) = (options.config.secret(), options.config.authorization());
     loop {
-        let sent = send(&fetch, &url, &authorization, &stop.0.signal());
-        let sent = match JsFuture::from(stop.0.run(&sent)).await {
-            Ok(sent) => Array::from(&sent),
-            Err(reason) => return Err(stopped(&call, reason)),
-        };
+        let sent = JsFuture::from(stop.0.send(&fetch, &url, &authorization)).await;
+        let sent = Array::from(&sent.map_err(|reason| call.stopped(reason == "aborted"))?);
         let (text, body) = (sent.get(1).as_string(), sent.get(2).as_string());
         let status = u16::try_from(u64_from_f64(sent.get(0).as_f64().unwrap_or(0.0)));
         let ended = match (status, body) {
@@ -135,9 +106,8 @@ async fn attempts(
         match call.ended(ended, secret, now, jitter) {
             Next::Done(result) => return result,
             Next::Wait(ms) => {
-                if let Err(reason) = JsFuture::from(stop.0.sleep(ms as f64)).await {
-                    return Err(stopped(&call, reason));
-                }
+                let waited = JsFuture::from(stop.0.sleep(ms as f64)).await;
+                waited.map_err(|reason| call.stopped(reason == "aborted"))?;
             }
         }
     }

@@ -3,10 +3,11 @@
 use wasm_bindgen::prelude::*;
 
 use super::convert::{arg, props};
+use super::local::from_json_text;
 use crate::args;
 use crate::error::Result;
 use crate::query::args::Setter;
-use crate::query::{Includes, Query};
+use crate::query::Query;
 
 /// A list query: sorting, field selection and the other parameters, validated
 /// as they are set. Every setter returns the query itself, so calls chain:
@@ -30,18 +31,8 @@ impl JsQuery {
         self.inner = next;
         Ok(JsValue::UNDEFINED)
     }
-
-    /// Runs the setter `setter` with `value` on a copy.
-    fn set(&mut self, setter: Setter, value: &JsValue) -> Result<JsValue, JsValue> {
-        let value = arg(value);
-        self.update(|query| query.set_arg(setter, &value))
-    }
 }
 
-#[allow(
-    clippy::needless_pass_by_value,
-    reason = "wasm-bindgen exports take their JavaScript arguments as owned JsValue handles"
-)]
 #[wasm_bindgen(js_class = Query)]
 impl JsQuery {
     /// An empty query: the service's defaults.
@@ -71,7 +62,7 @@ impl JsQuery {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "string | null | undefined")] selection: JsValue,
     ) -> Result<JsValue, JsValue> {
-        self.set(Setter::Fields, &selection)
+        self.update(|query| query.set_arg(Setter::Fields, &arg(&selection)))
     }
 
     /// Sets `limit`, an integer from 1 to 1000 (service default 25); `null` or
@@ -81,7 +72,7 @@ impl JsQuery {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "number | null | undefined")] limit: JsValue,
     ) -> Result<JsValue, JsValue> {
-        self.set(Setter::Limit, &limit)
+        self.update(|query| query.set_arg(Setter::Limit, &arg(&limit)))
     }
 
     /// Sets `offset`, an integer from 0; `null` or `undefined` removes it.
@@ -90,7 +81,7 @@ impl JsQuery {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "number | null | undefined")] offset: JsValue,
     ) -> Result<JsValue, JsValue> {
-        self.set(Setter::Offset, &offset)
+        self.update(|query| query.set_arg(Setter::Offset, &arg(&offset)))
     }
 
     /// Sets `locale`: a language key such as `"en_US"`, or `"all"`; `null` or
@@ -100,7 +91,7 @@ impl JsQuery {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "string | null | undefined")] locale: JsValue,
     ) -> Result<JsValue, JsValue> {
-        self.set(Setter::Locale, &locale)
+        self.update(|query| query.set_arg(Setter::Locale, &arg(&locale)))
     }
 
     /// Sets `includes`: a number of levels (1 to 5), or one or several fields
@@ -112,7 +103,7 @@ impl JsQuery {
         #[wasm_bindgen(unchecked_param_type = "number | string | string[] | null | undefined")]
         levels_or_fields: JsValue,
     ) -> Result<JsValue, JsValue> {
-        self.set(Setter::Includes, &levels_or_fields)
+        self.update(|query| query.set_arg(Setter::Includes, &arg(&levels_or_fields)))
     }
 
     /// Sets `embedAssets=true` (`false` removes it: the service's default).
@@ -121,7 +112,7 @@ impl JsQuery {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "boolean")] enabled: JsValue,
     ) -> Result<JsValue, JsValue> {
-        self.set(Setter::EmbedAssets, &enabled)
+        self.update(|query| query.set_arg(Setter::EmbedAssets, &arg(&enabled)))
     }
 
     /// Only documents with every one of these tags; an empty array, `null` or
@@ -131,7 +122,7 @@ impl JsQuery {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "string[] | null | undefined")] tags: JsValue,
     ) -> Result<JsValue, JsValue> {
-        self.set(Setter::IncludeTags, &tags)
+        self.update(|query| query.set_arg(Setter::IncludeTags, &arg(&tags)))
     }
 
     /// Only documents with none of these tags; an empty array, `null` or
@@ -141,7 +132,7 @@ impl JsQuery {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "string[] | null | undefined")] tags: JsValue,
     ) -> Result<JsValue, JsValue> {
-        self.set(Setter::ExcludeTags, &tags)
+        self.update(|query| query.set_arg(Setter::ExcludeTags, &arg(&tags)))
     }
 
     /// Sets the full-text `search` (non-empty); `null` or `undefined` removes it.
@@ -150,7 +141,7 @@ impl JsQuery {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "string | null | undefined")] text: JsValue,
     ) -> Result<JsValue, JsValue> {
-        self.set(Setter::Search, &text)
+        self.update(|query| query.set_arg(Setter::Search, &arg(&text)))
     }
 
     /// Appends a filter condition, sent as
@@ -196,22 +187,7 @@ impl JsQuery {
     /// The sort keys, primary first, as `{ key, direction }` objects.
     #[wasm_bindgen(getter, unchecked_return_type = "SortSpec[]")]
     pub fn sorting(&self) -> Result<JsValue, JsValue> {
-        let specs: js_sys::Array = self
-            .inner
-            .sorting()
-            .iter()
-            .map(|sort| {
-                let spec = js_sys::Object::new();
-                let _ = js_sys::Reflect::set(&spec, &"key".into(), &sort.key.to_string().into());
-                let _ = js_sys::Reflect::set(
-                    &spec,
-                    &"direction".into(),
-                    &sort.direction.as_str().into(),
-                );
-                JsValue::from(spec)
-            })
-            .collect();
-        Ok(specs.into())
+        Ok(from_json_text(&self.inner.sorting_json())?)
     }
 
     /// The selection in canonical form (what is sent), or `undefined`.
@@ -230,15 +206,5 @@ impl JsQuery {
     #[wasm_bindgen(getter, js_name = offsetValue)]
     pub fn offset_value(&self) -> Option<f64> {
         self.inner.get_offset().map(|offset| offset as f64)
-    }
-}
-
-impl JsQuery {
-    /// The `includes` levels, for tests of the core mapping.
-    pub fn include_levels(&self) -> Option<u8> {
-        match self.inner.get_includes() {
-            Some(Includes::Levels(levels)) => Some(*levels),
-            _ => None,
-        }
     }
 }
