@@ -180,7 +180,7 @@ fn docs(count: usize) -> Vec<Value> {
                     "id": format!("{i}"),
                     "revision": 1,
                     "createdAt": format!("2024-01-01T00:00:{:02}.000Z", i % 60),
-                    "updatedAt": "2024-02-01T00:00:00.000Z",
+                    "updatedAt": format!("2024-02-01T00:{:02}:00.000Z", i % 60),
                     "contentType": "post"
                 }
             })
