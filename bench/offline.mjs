@@ -159,7 +159,9 @@ export async function countDatabase(name) {
       const store = tx.objectStore(storeName);
       const [keys, values] = await Promise.all([idbRequest(store.getAllKeys()), idbRequest(store.getAll())]);
       entries += keys.length;
-      for (let i = 0; i < keys.length; i++) chars += String(keys[i]).length + (typeof values[i] === "string" ? values[i].length : JSON.stringify(values[i]).length);
+      // The SDK keeps texts as UTF-8 bytes: counted as the characters they hold.
+      const text = (value) => (typeof value === "string" ? value : value instanceof Uint8Array ? new TextDecoder().decode(value) : JSON.stringify(value));
+      for (let i = 0; i < keys.length; i++) chars += String(keys[i]).length + text(values[i]).length;
     }
     return { entries, chars, stores };
   } finally {

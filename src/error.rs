@@ -3,6 +3,8 @@
 //! Every failure is an [`Error`] with a stable [`Error::code`]; the JavaScript
 //! boundary turns it into a `ContentRepoError` carrying the same code.
 
+use crate::json::record::Writer;
+
 /// Everything that can go wrong, with the data a caller needs to react.
 ///
 /// Messages never contain the API key.
@@ -125,6 +127,29 @@ impl Error {
             message: message.into(),
             excerpt: text.chars().take(60).collect(),
         }
+    }
+
+    /// What a JavaScript `ContentRepoError` carries beyond its code and
+    /// message, as a JSON object: `position` and `expected` (selection
+    /// errors), `status` (HTTP errors), `excerpt` (decode errors).
+    ///
+    /// ```
+    /// let error = content_repo::Error::Http { status: 404, message: None };
+    /// assert_eq!(error.details_json(), r#"{"status":404}"#);
+    /// ```
+    pub fn details_json(&self) -> String {
+        let mut details = Writer::new();
+        match self {
+            Error::InvalidSelection {
+                position, expected, ..
+            } => details
+                .number("position", *position as f64)
+                .string("expected", expected),
+            Error::Http { status, .. } => details.number("status", f64::from(*status)),
+            Error::Decode { excerpt, .. } => details.string("excerpt", excerpt),
+            _ => &mut details,
+        };
+        details.finish()
     }
 
     /// The position of a selection error, if this is one.

@@ -24,7 +24,9 @@
 //! # Ok::<(), content_repo::Error>(())
 //! ```
 
+pub mod args;
 pub mod cache;
+pub mod client;
 pub mod engine;
 mod error;
 pub mod http;

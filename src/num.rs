@@ -18,3 +18,10 @@ pub(crate) fn u64_from_f64(value: f64) -> u64 {
 pub(crate) fn u32_from_usize(value: usize) -> u32 {
     u32::try_from(value).unwrap_or(u32::MAX)
 }
+
+/// A JavaScript number rounded toward zero to a `usize`, saturating: NaN
+/// and anything below 0 give 0, anything above `usize::MAX` (`u32::MAX` on
+/// wasm32) gives `usize::MAX`.
+pub(crate) fn usize_from_f64(number: f64) -> usize {
+    usize::try_from(u64_from_f64(number)).unwrap_or(usize::MAX)
+}

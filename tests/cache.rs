@@ -554,6 +554,104 @@ fn replaced_responses_are_collected() {
     );
 }
 
+#[test]
+fn what_a_storage_gave_is_read_and_its_failures_are_told() {
+    use content_repo::cache::{is_quota, storage_error, StorageFailure};
+    let mut storage = Storage::default();
+    let mut cache = Cache::new("a");
+    record(
+        &mut cache,
+        &mut storage,
+        URL,
+        &posts(),
+        &Query::new(),
+        Kind::List,
+        &list(three(), 3),
+    );
+    // Flat as the boundary reads it: the bad items, then keys and texts.
+    let mut read = vec!["2".to_owned()];
+    for (key, text) in &storage.entries {
+        read.push(key.clone());
+        read.push(text.clone());
+    }
+    read.push("entry-of-schema-1".into());
+    read.push(r#"{"v":1}"#.into());
+    let mut loaded = Cache::new("b");
+    let (errors, stale) = loaded.load_read(read);
+    assert_eq!(
+        errors[0].to_string(),
+        "skipped 2 cache entries that are not [key, text] pairs (body starts with \"\")"
+    );
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    assert_eq!(stale.deletes(), ["entry-of-schema-1".to_owned()]);
+    assert_eq!(loaded.size(), 3);
+    let (errors, stale) = Cache::new("c").load_read(vec!["0".into()]);
+    assert!(errors.is_empty() && stale.is_empty());
+    // The failures of a storage call.
+    let threw = |message: Option<&str>, name: Option<&str>| StorageFailure::Threw {
+        message: message.map(String::from),
+        name: name.map(String::from),
+        described: "42".into(),
+    };
+    let full = storage_error(
+        "write",
+        threw(Some("the quota was exceeded"), Some("QuotaExceededError")),
+        5,
+    );
+    assert_eq!(
+        full.to_string(),
+        "cache storage failed: write() failed: QuotaExceededError: the quota was exceeded"
+    );
+    assert!(is_quota(&full));
+    let other = storage_error("load", threw(None, None), 5);
+    assert_eq!(other.to_string(), "cache storage failed: load() failed: 42");
+    assert!(!is_quota(&other));
+    assert_eq!(
+        storage_error("clear", StorageFailure::Late, 7).to_string(),
+        "cache storage failed: clear() did not settle within 7 ms"
+    );
+    let missing = storage_error("load", StorageFailure::Missing, 7);
+    assert_eq!(
+        (missing.code(), missing.to_string().as_str()),
+        ("invalid_argument", "the cache storage has no load() method")
+    );
+}
+
+#[test]
+fn after_a_write_unused_texts_are_collected_and_a_full_storage_makes_room() {
+    use content_repo::Error;
+    let mut cache = Cache::new("a");
+    let mut storage = Storage::default();
+    record(
+        &mut cache,
+        &mut storage,
+        URL,
+        &posts(),
+        &Query::new(),
+        Kind::List,
+        &list(three(), 3),
+    );
+    assert!(cache.plan_after_write(Ok(()), false).is_none());
+    assert!(cache.plan_after_write(Ok(()), true).is_some());
+    let quota = Error::Storage {
+        message: "write() failed: QuotaExceededError".into(),
+    };
+    let room = cache.plan_after_write(Err(&quota), false).unwrap();
+    assert!(
+        !room.deletes().is_empty(),
+        "the least recently used list goes"
+    );
+    let other = Error::Storage {
+        message: "write() failed: disk on fire".into(),
+    };
+    assert!(cache.plan_after_write(Err(&other), true).is_none());
+    cache.set_max_bytes(Some(1));
+    assert!(
+        cache.plan_after_write(Ok(()), false).is_some(),
+        "over maxBytes"
+    );
+}
+
 /// A cache told which query comes first reads its sort values while it
 /// loads: every answer (that sorting, others, other variants) is the one
 /// an uninformed cache gives.

@@ -11,6 +11,8 @@
     reason = "a test fails by panicking; test code is not held to the pedantic lints"
 )]
 
+#[path = "common/harness.rs"]
+mod harness;
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
@@ -255,4 +257,168 @@ fn pagination_follows_total_and_short_pages() {
     );
     assert_eq!(next_offset(page(10, None), 0, 10), Some(10));
     assert_eq!(next_offset(page(9, None), 0, 10), None, "short page ends");
+}
+
+// ------------------------------------------------------------ one call
+
+mod call {
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    use content_repo::http::call::{Call, Ended, Next};
+    use content_repo::http::retry::{Outcome, RetryPolicy};
+    use content_repo::Error;
+    use proptest::prelude::*;
+
+    use super::harness;
+
+    const SECRET: &str = "k3y/With+Chars";
+
+    /// An attempt's end as the boundary reads it: a status (0: no response,
+    /// with the key in the failure's text) and its `Retry-After`.
+    #[derive(Debug, Clone)]
+    struct Attempt {
+        status: u16,
+        retry_after: Option<String>,
+        /// How long the attempt took (ms).
+        took: f64,
+    }
+
+    impl Attempt {
+        fn ended(&self) -> Ended<'_> {
+            match self.status {
+                0 => Ended::Network("connect failed for k3y/With+Chars"),
+                status => Ended::Response {
+                    status,
+                    retry_after: self.retry_after.as_deref(),
+                    body: format!(r#"{{"message":"no {SECRET}"}}"#),
+                },
+            }
+        }
+
+        fn retryable(&self, retry_network: bool) -> bool {
+            match self.status {
+                0 => retry_network,
+                status => [429, 502, 503, 504].contains(&status),
+            }
+        }
+    }
+
+    fn attempt() -> impl Strategy<Value = Attempt> {
+        (
+            prop::sample::select(vec![0u16, 0, 200, 204, 404, 429, 500, 502, 503, 503, 504]),
+            prop::option::of(prop::sample::select(vec![
+                "0".to_owned(),
+                "1".to_owned(),
+                "120".to_owned(),
+                "Sun, 06 Nov 1994 08:49:37 GMT".to_owned(),
+                "soon".to_owned(),
+            ])),
+            0.0f64..3000.0,
+        )
+            .prop_map(|(status, retry_after, took)| Attempt {
+                status,
+                retry_after,
+                took,
+            })
+    }
+
+    proptest! {
+        #![proptest_config(harness::config(1024))]
+
+        /// A call answers with the first 2xx body; fails with the typed
+        /// error of its last attempt (the key scrubbed); retries only what
+        /// the policy retries, at most `retries` times, never waiting
+        /// longer than `maxRetryDelayMs` nor past its deadline; and ends a
+        /// retryable failure early only for the deadline.
+        #[test]
+        fn a_call_retries_what_the_policy_allows_within_its_deadline(
+            retries in 0u32..5,
+            base_delay_ms in 0u64..2000,
+            max_delay_ms in 0u64..5000,
+            timeout_ms in prop_oneof![Just(0u64), 1u64..30_000],
+            retry_network in any::<bool>(),
+            attempts in prop::collection::vec(attempt(), 1..8),
+            jitter in 0.0f64..1.0,
+        ) {
+            let policy = RetryPolicy { retries, base_delay_ms, max_delay_ms };
+            let start = 784_111_777_000.0; // the HTTP date above, so it waits 0
+            let mut now = start;
+            let mut call = Call::new(policy, timeout_ms, retry_network, now);
+            let mut made = 0usize;
+            let result = loop {
+                let attempt = &attempts[made % attempts.len()];
+                made += 1;
+                now += attempt.took;
+                match call.ended(attempt.ended(), SECRET, now, jitter) {
+                    Next::Done(result) => break result,
+                    Next::Wait(ms) => {
+                        prop_assert!(attempt.retryable(retry_network), "{attempt:?} was retried");
+                        let outcome = match attempt.status {
+                            0 => Outcome::Network,
+                            status => Outcome::Status { status, retry_after: attempt.retry_after.as_deref() },
+                        };
+                        prop_assert_eq!(Some(ms), policy.delay(made as u32 - 1, &outcome, now, jitter));
+                        prop_assert!(ms <= max_delay_ms);
+                        prop_assert!(timeout_ms == 0 || now + (ms as f64) < start + timeout_ms as f64);
+                        now += ms as f64;
+                    }
+                }
+            };
+            prop_assert!(made <= retries as usize + 1, "{made} attempts");
+            prop_assert_eq!(call.retries() as usize, made - 1);
+            let last = &attempts[(made - 1) % attempts.len()];
+            match (last.status, result) {
+                (200..=299, Ok(body)) => prop_assert!(body.contains("no")),
+                (0, Err(Error::Network { message })) => {
+                    prop_assert!(!message.contains(SECRET), "{message}");
+                    prop_assert!(message.contains("connect failed"), "{message}");
+                }
+                (status, Err(Error::Http { status: got, message })) => {
+                    prop_assert_eq!(status, got);
+                    prop_assert!(!message.unwrap_or_default().contains(SECRET));
+                }
+                (status, result) => prop_assert!(false, "{status}: {result:?}"),
+            }
+            if last.retryable(retry_network) && made <= retries as usize {
+                prop_assert!(timeout_ms > 0, "a retryable failure ended early without a deadline");
+            }
+        }
+    }
+
+    #[test]
+    fn a_stopped_call_says_why() {
+        let call = Call::new(RetryPolicy::default(), 1500, true, 0.0);
+        assert_eq!(call.stopped(true), Error::Aborted);
+        assert_eq!(call.stopped(false), Error::Timeout { ms: 1500 });
+    }
+
+    #[test]
+    fn network_failures_end_at_once_when_the_cache_answers_instead() {
+        let mut call = Call::new(RetryPolicy::default(), 0, false, 0.0);
+        let Next::Done(Err(error)) = call.ended(Ended::Network("offline"), SECRET, 0.0, 0.5) else {
+            panic!()
+        };
+        assert_eq!(error.code(), "network");
+        // A busy service is still retried.
+        let busy = Ended::Response {
+            status: 503,
+            retry_after: Some("1"),
+            body: String::new(),
+        };
+        assert_eq!(call.ended(busy, SECRET, 0.0, 0.5), Next::Wait(1000));
+    }
+}
+
+#[test]
+fn errors_carry_their_details_as_json() {
+    use content_repo::Query;
+    let selection = Query::new().fields("a(").unwrap_err();
+    assert_eq!(
+        selection.details_json(),
+        r#"{"position":2,"expected":"a name ([A-Za-z0-9_-]+ or '*')"}"#
+    );
+    let decode = check("<p>", Expect::List, "k").unwrap_err();
+    assert_eq!(decode.details_json(), r#"{"excerpt":"<p>"}"#);
+    assert_eq!(Error::Aborted.details_json(), "{}");
 }

@@ -551,3 +551,101 @@ proptest! {
         }
     }
 }
+
+/// The rows `src/js/local.js`'s `sortRows` writes: for each document, the
+/// value at each `[scope, name]` path (`null` when missing).
+fn written_rows(docs: &[Value], paths: &[String]) -> String {
+    let rows: Vec<Value> = docs
+        .iter()
+        .map(|doc| {
+            let row: Vec<Value> = paths
+                .chunks(2)
+                .map(|path| {
+                    doc.get(&path[0])
+                        .filter(|scope| scope.is_object())
+                        .and_then(|scope| scope.get(&path[1]))
+                        .cloned()
+                        .unwrap_or(Value::Null)
+                })
+                .collect();
+            Value::Array(row)
+        })
+        .collect();
+    Value::Array(rows).to_string()
+}
+
+proptest! {
+    #![proptest_config(harness::config(400))]
+
+    /// `sortDocuments` and `applyQuery` on JavaScript values: the order the
+    /// core reads from the rows local.js writes is the reference order, and
+    /// a page is its slice.
+    #[test]
+    fn the_local_sort_of_written_rows_matches_reference(
+        docs in prop::collection::vec(document(), 0..12),
+        keys in sort_keys(),
+        offset in 0u64..14,
+        limit in 1u32..14,
+    ) {
+        use content_repo::args::Arg;
+        use content_repo::engine::local::LocalSort;
+        let mut query = Query::new();
+        for sort in to_sorting(&keys) {
+            query.push_sort(sort).unwrap();
+        }
+        let sort = LocalSort::new(&query);
+        let rows = Arg::Text(written_rows(&docs, &sort.paths()));
+        let order = sort.order(&rows).unwrap();
+        let sorted: Vec<Value> = order.iter().map(|&i| docs[i as usize].clone()).collect();
+        prop_assert_eq!(sorted, reference_sort(&docs, &keys));
+        query.offset(offset).unwrap().limit(limit).unwrap();
+        let (page, total) = sort.page(&query, &rows).unwrap();
+        prop_assert_eq!(total, docs.len());
+        let start = (offset as usize).min(docs.len());
+        let end = (start + limit as usize).min(docs.len());
+        prop_assert_eq!(page, order[start..end].to_vec());
+    }
+}
+
+#[test]
+fn what_local_js_answers_instead_of_text_is_an_error() {
+    use content_repo::args::Arg;
+    use content_repo::engine::local::{list_text, selection, LocalSort};
+    let sort = LocalSort::new(&Query::new());
+    let error = sort.order(&Arg::Number(3.0)).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "documents[3] is not a document: expected an object { fields, meta }"
+    );
+    assert_eq!(
+        sort.order(&Arg::Undefined).unwrap_err().code(),
+        "invalid_argument"
+    );
+    assert_eq!(
+        list_text(Arg::Number(-1.0), || "42".into())
+            .unwrap_err()
+            .to_string(),
+        "expected a document or a list of documents, got 42"
+    );
+    assert_eq!(
+        list_text(Arg::Text("[]".into()), String::new).unwrap(),
+        "[]"
+    );
+    assert_eq!(
+        selection(&Arg::Text("*".into()), true, String::new).unwrap(),
+        None
+    );
+    assert_eq!(
+        selection(&Arg::Text("a(".into()), false, String::new)
+            .unwrap_err()
+            .code(),
+        "invalid_selection",
+        "the selection is checked first"
+    );
+    assert_eq!(
+        selection(&Arg::Text("a".into()), false, || "5".into())
+            .unwrap_err()
+            .to_string(),
+        "expected a document or a list of documents, got 5"
+    );
+}

@@ -10,6 +10,8 @@
     reason = "a test fails by panicking; test code is not held to the pedantic lints"
 )]
 
+#[path = "common/harness.rs"]
+mod harness;
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
@@ -334,4 +336,283 @@ fn parse_reads_the_wire_form_back() {
     }
     assert_eq!(code(Query::parse("fields=a%28")), "invalid_selection");
     assert_eq!(code(Query::parse("sorting[fields.a]=up")), "invalid_sort");
+}
+
+// ------------------------------------------------------------ the JavaScript setters
+
+mod setters {
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    use content_repo::args::Arg;
+    use content_repo::query::args::{number_text, Setter};
+    use content_repo::{Error, Query};
+    use proptest::prelude::*;
+
+    fn text(value: &str) -> Arg {
+        Arg::Text(value.into())
+    }
+
+    fn set(query: &mut Query, setter: Setter, value: Arg) -> Result<String, String> {
+        query
+            .set_arg(setter, &value)
+            .map(|()| query.to_string())
+            .map_err(|error: Error| format!("{}: {error}", error.code()))
+    }
+
+    #[test]
+    fn each_setter_reads_its_argument_and_null_removes_it() {
+        let mut q = Query::new();
+        assert_eq!(
+            set(&mut q, Setter::Limit, Arg::Number(10.0)).unwrap(),
+            "limit=10"
+        );
+        assert_eq!(set(&mut q, Setter::Limit, Arg::Undefined).unwrap(), "");
+        assert_eq!(
+            set(&mut q, Setter::Limit, Arg::Number(0.0)).unwrap_err(),
+            "invalid_argument: invalid limit 0: expected an integer from 1 to 1000"
+        );
+        assert_eq!(
+            set(&mut q, Setter::Offset, text("3")).unwrap_err(),
+            "invalid_argument: invalid offset \"3\": expected an integer from 0 to 9007199254740991"
+        );
+        assert_eq!(
+            set(&mut q, Setter::Offset, Arg::Number(3.0)).unwrap(),
+            "offset=3"
+        );
+        assert_eq!(set(&mut q, Setter::Offset, Arg::Null).unwrap(), "");
+        assert_eq!(
+            set(&mut q, Setter::Fields, text("title")).unwrap(),
+            "fields=fields%2Ftitle%2Cmeta"
+        );
+        assert_eq!(set(&mut q, Setter::Fields, Arg::Null).unwrap(), "");
+        assert_eq!(
+            set(&mut q, Setter::Fields, Arg::Number(1.0)).unwrap_err(),
+            "invalid_argument: the selection must be a string, got 1"
+        );
+        assert_eq!(
+            set(&mut q, Setter::Includes, Arg::Number(2.0)).unwrap(),
+            "includes=2"
+        );
+        assert_eq!(
+            set(&mut q, Setter::Includes, Arg::Number(6.0)).unwrap_err(),
+            "invalid_argument: invalid includes 6: expected an integer from 1 to 5"
+        );
+        assert_eq!(
+            set(&mut q, Setter::Includes, text("fields.author")).unwrap(),
+            "includes%5B*.fields.author%5D=1"
+        );
+        assert_eq!(
+            set(
+                &mut q,
+                Setter::Includes,
+                Arg::Array(vec![text("post.fields.a"), Arg::Number(1.0)])
+            )
+            .unwrap_err(),
+            "invalid_argument: includes[1] must be a string, got 1"
+        );
+        assert_eq!(set(&mut q, Setter::Includes, Arg::Undefined).unwrap(), "");
+        assert_eq!(
+            set(&mut q, Setter::EmbedAssets, Arg::Undefined).unwrap(),
+            "embedAssets=true"
+        );
+        assert_eq!(
+            set(&mut q, Setter::EmbedAssets, Arg::Bool(false)).unwrap(),
+            ""
+        );
+        assert_eq!(
+            set(&mut q, Setter::EmbedAssets, text("yes")).unwrap_err(),
+            "invalid_argument: embedAssets must be a boolean, got \"yes\""
+        );
+        assert_eq!(
+            set(
+                &mut q,
+                Setter::IncludeTags,
+                Arg::Array(vec![text("a"), text("b")])
+            )
+            .unwrap(),
+            "includeTags%5B0%5D=a&includeTags%5B1%5D=b"
+        );
+        assert_eq!(set(&mut q, Setter::IncludeTags, Arg::Null).unwrap(), "");
+        assert_eq!(
+            set(&mut q, Setter::ExcludeTags, text("a")).unwrap_err(),
+            "invalid_argument: excludeTags must be an array of strings, got \"a\""
+        );
+        assert_eq!(
+            set(&mut q, Setter::Locale, text("de")).unwrap(),
+            "locale=de"
+        );
+        assert_eq!(set(&mut q, Setter::Locale, Arg::Undefined).unwrap(), "");
+        assert_eq!(
+            set(&mut q, Setter::Search, text("x y")).unwrap(),
+            "search=x+y"
+        );
+        assert_eq!(
+            set(&mut q, Setter::Search, text(""))
+                .unwrap_err()
+                .split(':')
+                .next(),
+            Some("invalid_argument")
+        );
+    }
+
+    #[test]
+    fn sort_and_filter_read_their_arguments() {
+        let mut q = Query::new();
+        q.sort_arg(&text("fields.title"), &Arg::Number(1.0))
+            .unwrap();
+        q.sort_arg(&text("meta.id"), &text("desc")).unwrap();
+        assert_eq!(
+            q.sorting_json(),
+            r#"[{"key":"fields.title","direction":"ASC"},{"key":"meta.id","direction":"DESC"}]"#
+        );
+        assert_eq!(Query::new().sorting_json(), "[]");
+        for (key, direction, message) in [
+            (
+                Arg::Number(1.0),
+                text("asc"),
+                "invalid sort key 1: expected a string such as \"fields.title\"",
+            ),
+            (
+                text("fields.x"),
+                Arg::Number(2.0),
+                "invalid sort direction 2 for `fields.x`: expected \"ASC\", \"DESC\", 1 or -1",
+            ),
+            (
+                text("fields.x"),
+                Arg::Null,
+                "invalid sort direction null for `fields.x`: expected \"ASC\", \"DESC\", 1 or -1",
+            ),
+        ] {
+            let error = q.clone().sort_arg(&key, &direction).unwrap_err();
+            assert_eq!(
+                (error.code(), error.to_string().as_str()),
+                ("invalid_sort", message)
+            );
+        }
+        let filter = |entries: Vec<(&'static str, Arg)>| {
+            move |path: &[&str]| match path {
+                [] => Arg::Object,
+                [key] => entries
+                    .iter()
+                    .find(|(k, _)| k == key)
+                    .map_or(Arg::Undefined, |(_, v)| v.clone()),
+                _ => Arg::Undefined,
+            }
+        };
+        let mut q = Query::new();
+        q.filter_arg(&filter(vec![
+            ("field", text("meta.id")),
+            ("op", text("greaterThan")),
+            ("value", Arg::Number(1e21)),
+        ]))
+        .unwrap();
+        q.filter_arg(&filter(vec![
+            ("field", text("fields.ok")),
+            ("op", text("equal")),
+            ("value", Arg::Bool(true)),
+            ("join", text("or")),
+            ("contentType", text("post")),
+        ]))
+        .unwrap();
+        assert_eq!(
+            q.to_string(),
+            "filters%5B0%5D%5B*.meta.id%5D%5BgreaterThan%5D=1e%2B21&filters%5B1%5D%5Bor%5D%5Bpost.fields.ok%5D%5Bequal%5D=true"
+        );
+        for (entries, message) in [
+            (
+                vec![
+                    ("field", text("meta.id")),
+                    ("op", text("equal")),
+                    ("value", Arg::Number(f64::NAN)),
+                ],
+                "filter value must be a string, a finite number or a boolean, got NaN",
+            ),
+            (
+                vec![
+                    ("field", text("meta.id")),
+                    ("op", text("equal")),
+                    ("value", Arg::Null),
+                ],
+                "filter value must be a string, a finite number or a boolean, got null",
+            ),
+            (
+                vec![("op", text("equal")), ("value", text("x"))],
+                "filter field must be a string, got undefined",
+            ),
+            (
+                vec![
+                    ("field", text("meta.id")),
+                    ("op", text("equal")),
+                    ("value", text("x")),
+                    ("join", text("xor")),
+                ],
+                "invalid filter join \"xor\": expected \"and\" or \"or\"",
+            ),
+        ] {
+            assert_eq!(
+                Query::new()
+                    .filter_arg(&filter(entries))
+                    .unwrap_err()
+                    .to_string(),
+                message
+            );
+        }
+        let not_object = |_: &[&str]| text("x");
+        assert_eq!(
+            Query::new()
+                .filter_arg(&not_object)
+                .unwrap_err()
+                .to_string(),
+            "a filter must be an object { field, op, value, join?, contentType? }, got \"x\""
+        );
+    }
+
+    #[test]
+    fn numbers_are_written_as_javascript_writes_them() {
+        for (number, written) in [
+            (0.0, "0"),
+            (-0.0, "0"),
+            (1.0, "1"),
+            (-1.5, "-1.5"),
+            (0.1, "0.1"),
+            (100.0, "100"),
+            (0.1 + 0.2, "0.30000000000000004"),
+            (9_007_199_254_740_992.0, "9007199254740992"),
+            (1e20, "100000000000000000000"),
+            (123_456_789_012_345_680_000.0, "123456789012345680000"),
+            (1e21, "1e+21"),
+            (1.2345e21, "1.2345e+21"),
+            (0.000001, "0.000001"),
+            (0.0000015, "0.0000015"),
+            (1e-7, "1e-7"),
+            (-1.5e-7, "-1.5e-7"),
+            (5e-324, "5e-324"),
+            (1.7976931348623157e308, "1.7976931348623157e+308"),
+        ] {
+            assert_eq!(number_text(number), written, "{number:e}");
+        }
+    }
+
+    proptest! {
+        #![proptest_config(super::harness::config(1024))]
+
+        /// Written numbers read back to themselves, with the shortest digits
+        /// (those of Rust's `{:e}`), in plain notation exactly from 1e-6 to
+        /// 1e21.
+        #[test]
+        fn written_numbers_read_back_with_the_shortest_digits(number in any::<f64>().prop_filter("finite", |n| n.is_finite())) {
+            let written = number_text(number);
+            prop_assert_eq!(written.parse::<f64>().unwrap(), number, "{}", written);
+            let plain = number == 0.0 || (1e-6..1e21).contains(&number.abs());
+            prop_assert_eq!(!written.contains('e'), plain, "{}", written);
+            let shortest = format!("{:e}", number.abs());
+            let digits = |text: &str| -> String {
+                let mantissa = text.split('e').next().unwrap();
+                let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+                digits.trim_start_matches('0').trim_end_matches('0').to_owned()
+            };
+            prop_assert_eq!(digits(&written), digits(&shortest), "{} vs {}", written, shortest);
+        }
+    }
 }

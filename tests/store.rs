@@ -14,6 +14,8 @@
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
+#[path = "common/harness.rs"]
+mod harness;
 #[path = "common/value_api.rs"]
 mod value_api;
 
@@ -393,6 +395,78 @@ fn probe_reads_as_json_parse_does() {
             "{text}"
         );
         assert_eq!(read_values(&read.fields), scope("fields", &["n"]), "{text}");
+    }
+}
+
+// ------------------------------------------------------------ putJson's UTF-8 buffer
+
+mod utf8 {
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+
+    use content_repo::store::utf8::Utf8Buffer;
+    use proptest::prelude::*;
+
+    /// `TextEncoder.encodeInto` of `units` into `room`: whole characters
+    /// while they fit (a lone surrogate as U+FFFD); `(units read, bytes
+    /// written)`.
+    fn encode_into(units: &[u16], room: &mut [u8]) -> (usize, usize) {
+        let (mut read, mut written) = (0, 0);
+        for decoded in char::decode_utf16(units.iter().copied()) {
+            let (c, width) = match decoded {
+                Ok(c) => (c, c.len_utf16()),
+                Err(_) => (char::REPLACEMENT_CHARACTER, 1),
+            };
+            let mut bytes = [0; 4];
+            let bytes = c.encode_utf8(&mut bytes).as_bytes();
+            if written + bytes.len() > room.len() {
+                break;
+            }
+            room[written..written + bytes.len()].copy_from_slice(bytes);
+            (read, written) = (read + width, written + bytes.len());
+        }
+        (read, written)
+    }
+
+    /// The UTF-8 of `units` as the boundary reads it: steps of
+    /// `encode_into` into the buffer's spare room.
+    fn read(units: &[u16]) -> (Vec<u8>, usize) {
+        let mut buffer = Utf8Buffer::new(units.len());
+        let mut steps = 0;
+        loop {
+            steps += 1;
+            assert!(steps < 100, "the buffer never fills");
+            let (from, room) = buffer.spare();
+            let (read, written) = encode_into(&units[from..], room);
+            if !buffer.advance(read, written) {
+                return (buffer.finish(), steps);
+            }
+        }
+    }
+
+    fn unit() -> impl Strategy<Value = Vec<u16>> {
+        prop_oneof![
+            8 => (0x20u16..0x7f).prop_map(|u| vec![u]),
+            2 => (0x80u16..0x800).prop_map(|u| vec![u]),
+            2 => (0x800u16..0xd800).prop_map(|u| vec![u]),
+            2 => (0xd800u16..0xdc00, 0xdc00u16..0xe000).prop_map(|(h, l)| vec![h, l]),
+            1 => (0xd800u16..0xe000).prop_map(|u| vec![u]),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(super::harness::config(512))]
+
+        /// Whatever the text (mostly ASCII, wide characters, pairs, lone
+        /// surrogates), the buffer ends with exactly its UTF-8 as
+        /// `TextEncoder` writes it, in a few steps.
+        #[test]
+        fn the_buffer_reads_any_text_as_text_encoder_writes_it(units in prop::collection::vec(unit(), 0..300)) {
+            let units: Vec<u16> = units.concat();
+            let (bytes, steps) = read(&units);
+            prop_assert_eq!(bytes, String::from_utf16_lossy(&units).into_bytes());
+            prop_assert!(steps <= 3, "{} steps", steps);
+        }
     }
 }
 

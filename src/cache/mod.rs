@@ -262,6 +262,51 @@ pub struct Cache {
     clock: u64,
     bytes: usize,
     max_bytes: Option<usize>,
+    /// Whether [`Cache::load`] ran.
+    loaded: bool,
+}
+
+/// How a call of the cache's storage failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StorageFailure {
+    /// It threw or rejected: with the error's `message` and `name` when
+    /// they are strings, and how the error is described otherwise.
+    Threw {
+        /// `error.message`.
+        message: Option<String>,
+        /// `error.name`.
+        name: Option<String>,
+        /// The error, described (when it has no `message`).
+        described: String,
+    },
+    /// It did not settle within the client's timeout.
+    Late,
+    /// The storage has no such method.
+    Missing,
+}
+
+/// The error of a failed call of the storage's `method`.
+pub fn storage_error(method: &str, failure: StorageFailure, timeout_ms: u64) -> Error {
+    let message = match failure {
+        StorageFailure::Threw {
+            message,
+            name,
+            described,
+        } => {
+            let name = name.map(|name| format!("{name}: ")).unwrap_or_default();
+            format!("{method}() failed: {name}{}", message.unwrap_or(described))
+        }
+        StorageFailure::Late => format!("{method}() did not settle within {timeout_ms} ms"),
+        StorageFailure::Missing => {
+            return Error::invalid_argument(format!("the cache storage has no {method}() method"))
+        }
+    };
+    Error::Storage { message }
+}
+
+/// Whether a storage failure is a full storage (a quota).
+pub fn is_quota(error: &Error) -> bool {
+    matches!(error, Error::Storage { message } if message.contains("Quota") || message.contains("quota"))
 }
 
 /// The ids (decoded) of the documents of a list text, in order, read as
@@ -329,12 +374,15 @@ impl Cache {
 
     /// Says which query comes first, before [`Self::load`]: the store of its
     /// variant reads its sort values while the stored texts are ingested,
-    /// so that its first answer does not read every document again.
+    /// so that its first answer does not read every document again. Once
+    /// loaded, nothing.
     pub fn expect(&mut self, query: &Query) {
-        // An invalid sorting is refused later, by the answer itself.
-        let _ = self
-            .store(&variant_key(query))
-            .expect_sorting(query.sorting());
+        if !self.loaded {
+            // An invalid sorting is refused later, by the answer itself.
+            let _ = self
+                .store(&variant_key(query))
+                .expect_sorting(query.sorting());
+        }
     }
 
     /// Forgets everything (storage is cleared by the caller).
@@ -570,6 +618,18 @@ impl Cache {
         self.plan_collect_within(Some(self.bytes - self.bytes / 4))
     }
 
+    /// What to write after a change was written (`Ok`) or refused: the
+    /// texts no longer used, collected when the change `may_free` some or
+    /// the kept texts exceed `maxBytes`; room, whole lists evicted, when the
+    /// storage was full (a quota).
+    pub fn plan_after_write(&self, written: Result<(), &Error>, may_free: bool) -> Option<Change> {
+        match written {
+            Ok(()) if may_free || self.over_budget() => Some(self.plan_collect()),
+            Err(error) if is_quota(error) => Some(self.plan_make_room()),
+            _ => None,
+        }
+    }
+
     fn plan_collect_within(&self, max_bytes: Option<usize>) -> Change {
         let mut change = Change::default();
         // 1. What to evict: least recently used lists whole, then the oldest
@@ -668,11 +728,40 @@ impl Cache {
         change
     }
 
+    /// [`Cache::load`] on what the boundary read of a storage's `load()`:
+    /// the number of items that were not `[key, text]` pairs, then the key
+    /// and the text of each pair, flat. Those items are reported too (one
+    /// `decode` error); the change deletes the entries of old schemas.
+    pub fn load_read(&mut self, read: Vec<String>) -> (Vec<Error>, Change) {
+        let mut read = read.into_iter();
+        let bad = read.next().unwrap_or_default();
+        let mut pairs = Vec::new();
+        while let (Some(key), Some(text)) = (read.next(), read.next()) {
+            pairs.push((key, text));
+        }
+        let (mut errors, stale) = self.load(pairs);
+        if !bad.is_empty() && bad != "0" {
+            errors.insert(
+                0,
+                Error::Decode {
+                    message: format!("skipped {bad} cache entries that are not [key, text] pairs"),
+                    excerpt: String::new(),
+                },
+            );
+        }
+        let deletes = Change {
+            deletes: stale,
+            ..Change::default()
+        };
+        (errors, deletes)
+    }
+
     /// Loads the stored entries: segments are ingested oldest first, list
     /// records after them. Returns a `decode` error for each entry that is
     /// corrupt or of another schema (skipped), and the keys of entries to
     /// delete (old schemas).
     pub fn load(&mut self, entries: Vec<(String, String)>) -> (Vec<Error>, Vec<String>) {
+        self.loaded = true;
         let mut errors = Vec::new();
         let mut stale = Vec::new();
         let mut segments: Vec<(String, Segment, Option<String>)> = Vec::new();

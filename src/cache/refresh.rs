@@ -1,7 +1,9 @@
-//! The requests of a delta refresh (SPEC.md section 6), as plain data: the
-//! boundary sends them, the cache ([`super::Cache::refresh_since`],
-//! [`super::Cache::refresh_missing`], [`super::Cache::plan_refresh`]) decides
-//! what they change.
+//! A delta refresh (SPEC.md section 6) as a sans-IO state machine
+//! ([`Refresh`]): it says which request to send next, takes in each
+//! response, and plans the one write at the end; the boundary sends the
+//! requests and writes. Its requests, as plain data, and the cache's part
+//! ([`super::Cache::refresh_since`], [`super::Cache::refresh_missing`],
+//! [`super::Cache::plan_refresh`]) decide what they change:
 //!
 //! 1. the documents whose `meta.updatedAt` is at or after the newest cached
 //!    one ([`delta_query`]; boundary documents, sent again, compare by
@@ -26,11 +28,21 @@
 //! # Ok::<(), content_repo::Error>(())
 //! ```
 
-use crate::error::Result;
+use super::{sweep_entries, Cache, Change, Kind, Swept};
+use crate::client::pager::{Done, Paging, Step, Via};
+use crate::client::request::{Request, Response};
+use crate::error::{Error, Result};
+use crate::http::response::{next_offset, Expect};
+use crate::http::ClientConfig;
+use crate::query::encode::form_decode;
+use crate::query::url::Endpoint;
 use crate::query::{Filter, Join, Query};
 
 /// Documents per refresh request.
 pub const PAGE: u32 = 1000;
+/// The most pages a refresh reads of each kind (a bound on a service that
+/// never ends a list).
+pub const MAX_PAGES: u64 = 1000;
 /// Ids per request when fetching documents by id.
 pub const IDS_PER_REQUEST: usize = 40;
 
@@ -91,4 +103,163 @@ pub fn fetch_queries(query: &Query, ids: &[Vec<u8>]) -> Result<Vec<Query>> {
             Ok(out)
         })
         .collect()
+}
+
+/// The complete lists of `cache`, as the endpoint and variant query to
+/// refresh each with (`refreshOnReconnect`).
+pub fn complete_lists(cache: &Cache) -> Vec<(Endpoint, Query)> {
+    cache
+        .complete_lists()
+        .into_iter()
+        .filter_map(|(variant, endpoint)| {
+            let endpoint = Endpoint::raw(&form_decode(&endpoint)).ok()?;
+            Some((endpoint, Query::parse(&variant).ok()?))
+        })
+        .collect()
+}
+
+/// Where a refresh stands.
+#[derive(Debug, Clone, PartialEq)]
+enum Phase {
+    /// 1. The documents updated since the newest cached one.
+    Delta,
+    /// 2. Every id and revision of the list.
+    Sweep,
+    /// 3. The changes whose `updatedAt` did not move, by id (requests left).
+    Fetch(Vec<Query>),
+    /// 4. All of it in one write.
+    Write,
+    /// Written: the counts `(changed, deleted, total)`.
+    Done((usize, usize, usize)),
+}
+
+/// The state of one refresh of a complete list: a [`Paging`] whose pages
+/// are fetched from the service only ([`Via::Plain`]) and planned into one
+/// change, written at the end.
+#[derive(Debug)]
+pub struct Refresh {
+    endpoint: Endpoint,
+    query: Query,
+    since: Option<String>,
+    phase: Phase,
+    /// The offset of the next page of the phase; `None` when it is over.
+    next: Option<u64>,
+    /// Pages read in the phase.
+    pages: u64,
+    /// The query of the request in flight.
+    current: Option<Query>,
+    changes: Change,
+    swept: Vec<Swept>,
+}
+
+impl Refresh {
+    /// Starts refreshing the complete list `endpoint` in `query`'s variant
+    /// (`not_cached` when it is not complete in `cache`).
+    pub fn start(cache: &Cache, endpoint: Endpoint, query: Query) -> Result<Refresh> {
+        let since = cache.refresh_since(&endpoint, &query)?;
+        Ok(Refresh {
+            endpoint,
+            query,
+            since,
+            phase: Phase::Delta,
+            next: Some(0),
+            pages: 0,
+            current: None,
+            changes: Change::default(),
+            swept: Vec::new(),
+        })
+    }
+}
+
+impl Paging for Refresh {
+    /// The next step; an `invalid_argument` error when the list has more
+    /// than [`MAX_PAGES`] pages of ids (it is not refreshed).
+    fn step(&mut self, config: &ClientConfig) -> Result<Step> {
+        let query = match (&mut self.phase, self.next) {
+            (Phase::Delta, Some(offset)) => {
+                delta_query(&self.query, self.since.as_deref(), offset)?
+            }
+            (Phase::Delta, None) => {
+                (self.phase, self.next, self.pages) = (Phase::Sweep, Some(0), 0);
+                sweep_query(&self.query, 0)?
+            }
+            (Phase::Sweep, Some(_)) if self.pages >= MAX_PAGES => {
+                return Err(Error::invalid_argument(format!(
+                    "the list has more than {MAX_PAGES} pages of {PAGE}: it was not refreshed"
+                )))
+            }
+            (Phase::Sweep, Some(offset)) => sweep_query(&self.query, offset)?,
+            (Phase::Fetch(queries), _) => match queries.pop() {
+                Some(query) => query,
+                None => {
+                    self.phase = Phase::Write;
+                    return Ok(Step::Write);
+                }
+            },
+            (Phase::Sweep | Phase::Write, _) => return Ok(Step::Write),
+            (Phase::Done((changed, deleted, total)), _) => {
+                let (changed, deleted, total) = (*changed, *deleted, *total);
+                return Ok(Step::Done(Done::Refreshed {
+                    changed,
+                    deleted,
+                    total,
+                }));
+            }
+        };
+        let request = Request::new(config, self.endpoint.clone(), query, Expect::List)?;
+        self.current = Some(request.query.clone());
+        let request = Box::new(request);
+        Ok(Step::Fetch {
+            request,
+            via: Via::Plain,
+        })
+    }
+
+    /// Takes in a page: the documents of the delta and of the fetches by id
+    /// are planned into the one change; the sweep's ids are kept, and after
+    /// its last page the ids still to fetch are known. Reports the sweep's
+    /// progress, `(loaded, total)`.
+    fn receive(
+        &mut self,
+        cache: Option<&mut Cache>,
+        page: &mut Response,
+        now: f64,
+    ) -> Result<Option<(usize, u64)>> {
+        let cache = cache.ok_or_else(|| super::not_cached("a refresh needs the cache"))?;
+        let query = self.current.take().unwrap_or_default();
+        let offset = self.next.unwrap_or(0);
+        let next = next_offset(page.facts, offset, u64::from(PAGE));
+        if let Phase::Sweep = self.phase {
+            self.swept.extend(sweep_entries(&page.body));
+            self.pages += 1;
+            self.next = next;
+            if next.is_none() {
+                let missing = cache.refresh_missing(&self.query, &self.changes, &self.swept);
+                let mut queries = fetch_queries(&self.query, &missing)?;
+                queries.reverse();
+                self.phase = Phase::Fetch(queries);
+            }
+            let loaded = self.swept.len();
+            return Ok(Some((loaded, page.facts.total.unwrap_or(loaded as u64))));
+        }
+        let (endpoint, kind, text) = (&self.endpoint, Kind::List, page.body.clone());
+        let change = cache.plan_response(None, endpoint, &query, kind, text, now)?;
+        self.changes.absorb(change);
+        if let Phase::Delta = self.phase {
+            self.pages += 1;
+            self.next = next.filter(|_| self.pages < MAX_PAGES);
+        }
+        Ok(None)
+    }
+
+    /// The change of the whole refresh: the documents fetched and the
+    /// list's new membership.
+    fn write(&mut self, cache: &Cache, now: f64) -> Result<Change> {
+        let changes = std::mem::take(&mut self.changes);
+        let swept = &self.swept;
+        let (change, counts) =
+            cache.plan_refresh(&self.endpoint, &self.query, changes, swept, now)?;
+        self.phase = Phase::Done(counts);
+        Ok(change)
+    }
 }

@@ -11,10 +11,12 @@
 //! - [`list`]: lists and documents as text (framing, the values the engine
 //!   reads);
 //! - [`apply`]: a whole query over a list: sorting, `offset`, `limit`,
-//!   selection.
+//!   selection;
+//! - [`local`]: the same on documents that live in JavaScript.
 
 pub mod apply;
 pub mod list;
+pub mod local;
 pub mod order;
 pub mod select;
 pub mod sort;

@@ -1,6 +1,7 @@
 //! The request plan as Rust data: where a request goes and with which
 //! headers. Only the wasm boundary turns it into a `fetch` call.
 
+pub mod call;
 pub mod response;
 pub mod retry;
 

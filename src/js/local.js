@@ -14,11 +14,13 @@ export function listDocuments(value) {
 }
 
 /**
- * The JSON text of one row of sort values per document, `paths` being
- * `[scope, name]` pairs (a missing value is null); the index of the first
- * element that is not a document instead.
+ * The JSON text of one row of sort values per document, `flat` being the
+ * scope and the name of each key in turn (a missing value is null); the
+ * index of the first element that is not a document instead.
  */
-export function sortRows(docs, paths) {
+export function sortRows(docs, flat) {
+  const paths = [];
+  for (let j = 0; j + 1 < flat.length; j += 2) paths.push([flat[j], flat[j + 1]]);
   const n = docs.length;
   const k = paths.length;
   const rows = new Array(n);

@@ -26,6 +26,7 @@ export class MemoryStorage {
 }
 
 const STORE = "entries";
+const utf8 = new TextEncoder();
 
 function request(req) {
   return new Promise((resolve, reject) => {
@@ -67,7 +68,9 @@ export class IndexedDbStorage {
     const tx = db.transaction(STORE, "readwrite");
     const store = tx.objectStore(STORE);
     for (const key of deletes) store.delete(key);
-    for (const [key, value] of puts) store.put(value, key);
+    // Texts are kept as UTF-8 bytes: half the bytes of a string with any
+    // character beyond Latin-1, and read back without decoding.
+    for (const [key, value] of puts) store.put(typeof value === "string" ? utf8.encode(value) : value, key);
     await new Promise((resolve, reject) => {
       tx.oncomplete = () => resolve();
       tx.onerror = () => reject(tx.error);
@@ -132,16 +135,70 @@ export function sessionId() {
   return Date.now().toString(36) + "-" + Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-/** The `[key, text]` pairs of what a storage's `load()` gave, and how many items were not such pairs. */
+/**
+ * What a storage's `load()` gave, flat: how many items were not `[key, text]`
+ * pairs (as a string), then the key and the text of each pair.
+ */
 export function readEntries(entries) {
-  const pairs = [];
+  const flat = ["0"];
   let bad = 0;
-  if (entries == null || typeof entries[Symbol.iterator] !== "function") return { pairs, bad: entries == null ? 0 : 1 };
+  if (entries == null || typeof entries[Symbol.iterator] !== "function") return [entries == null ? "0" : "1"];
   for (const entry of entries) {
-    if (Array.isArray(entry) && typeof entry[0] === "string" && typeof entry[1] === "string") pairs.push(entry);
+    if (Array.isArray(entry) && typeof entry[0] === "string" && (typeof entry[1] === "string" || entry[1] instanceof Uint8Array)) flat.push(entry[0], entry[1]);
     else bad++;
   }
-  return { pairs, bad };
+  flat[0] = String(bad);
+  return flat;
+}
+
+/** A string property of `value`, or undefined (also when reading it throws). */
+function stringField(value, key) {
+  try {
+    const field = Reflect.get(value, key);
+    return typeof field === "string" ? field : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * `storage[method](...args)`, awaited for at most `ms` (0: no bound):
+ * `[0, value]`; `[1, message, name, error]` when it throws or rejects
+ * (`message` and `name` when they are strings); `[2]` when it does not
+ * settle in time; `[3]` when the storage has no such method.
+ */
+export async function callStorage(storage, method, args, ms) {
+  let fn;
+  try {
+    fn = typeof storage === "object" && storage !== null ? Reflect.get(storage, method) : undefined;
+  } catch {
+    fn = undefined;
+  }
+  if (typeof fn !== "function") return [3];
+  try {
+    const [settled, value] = await settleWithin(Reflect.apply(fn, storage, args), ms);
+    return settled ? [0, value] : [2];
+  } catch (error) {
+    return [1, stringField(error, "message"), stringField(error, "name"), error];
+  }
+}
+
+/** Reports a cache failure to `onError` (what it throws is ignored), or on the console without one. */
+export function report(onError, error) {
+  if (onError !== undefined) {
+    try {
+      Reflect.apply(onError, undefined, [error]);
+    } catch {
+      // The callback's own failure is not the cache's.
+    }
+  } else if (typeof console === "object" && console !== null && typeof console.warn === "function") {
+    console.warn("content-repo cache:", error);
+  }
+}
+
+/** `{ value, done }` of an iterator: done when there is no value. */
+export function iteration(value) {
+  return { value, done: value === undefined };
 }
 
 /** Parses a result's JSON text and defines its non-enumerable `source`, `stale` and `cachedAt`. */

@@ -12,7 +12,12 @@ export function encodeUtf8Into(text, from, memory, at, room) {
   return [read, written];
 }
 
-/** `JSON.stringify(value)` (throws what it throws). */
+/** `JSON.stringify(value)`, or undefined when it throws or gives no text. */
 export function stringify(value) {
-  return JSON.stringify(value);
+  try {
+    const text = JSON.stringify(value);
+    return typeof text === "string" ? text : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -18,6 +18,7 @@
 //! # Ok::<(), content_repo::Error>(())
 //! ```
 
+pub mod args;
 pub mod encode;
 pub mod selection;
 pub mod sort;

@@ -37,6 +37,8 @@
 //! # Ok::<(), content_repo::Error>(())
 //! ```
 
+pub mod utf8;
+
 use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::ops::Range;

@@ -2,278 +2,120 @@
 //! memory, or the caller's) and `client.cache`. What to store, what to
 //! answer and when are decided by [`crate::cache`]; this performs it.
 
-use std::cell::{Cell, RefCell};
+use std::cell::{OnceCell, RefCell};
 use std::rc::Rc;
 
-use js_sys::{Array, Function, Promise, Reflect};
+use js_sys::{Array, Function, Promise};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
-use super::convert::{describe, property, usize_from_f64};
-use crate::cache::policy::{Cached, Policy, Settings};
-use crate::cache::{Answer, Cache, Change};
+use super::convert::{describe, promise, props};
+use super::store::utf8_text;
+use crate::cache::{storage_error, Cache, Change, StorageFailure};
+use crate::client::options::{self, CacheOptions};
 use crate::error::{Error, Result};
-use crate::num::u64_from_f64;
 
 #[wasm_bindgen(module = "/src/js/storage.js")]
 extern "C" {
     #[wasm_bindgen(js_name = makeStorage)]
-    fn make_storage(kind: &JsValue, name: &str) -> JsValue;
+    pub(crate) fn make_storage(kind: &JsValue, name: &str) -> JsValue;
     #[wasm_bindgen(js_name = hasIndexedDb)]
-    fn has_indexed_db() -> bool;
+    pub(crate) fn has_indexed_db() -> bool;
+    /// Whether the runtime says it is online (`navigator.onLine`; `true`
+    /// where there is no such flag, as in Node).
     #[wasm_bindgen(js_name = isOnline)]
-    fn is_online() -> bool;
+    pub(crate) fn online() -> bool;
     #[wasm_bindgen(js_name = sessionId)]
     fn session_id() -> String;
     #[wasm_bindgen(js_name = readEntries)]
-    fn read_entries(entries: &JsValue) -> JsValue;
+    fn read_entries(entries: &JsValue) -> Array;
+    #[wasm_bindgen(js_name = callStorage)]
+    fn call_storage(storage: &JsValue, method: &str, args: &Array, ms: f64) -> Promise;
+    fn report(on_error: &Option<Function>, error: &JsValue);
+    /// Calls `callback` on the runtime's `online` event; returns a function
+    /// that stops it (or `undefined` where there is no such event).
     #[wasm_bindgen(js_name = onReconnect)]
-    fn on_reconnect(callback: &JsValue) -> JsValue;
-    #[wasm_bindgen(js_name = settleWithin)]
-    fn settle_within(value: &JsValue, ms: f64) -> Promise;
+    pub(crate) fn listen_for_reconnect(callback: &JsValue) -> JsValue;
 }
 
 /// The cache of one client, with its storage.
 pub(crate) struct OfflineCache {
-    state: RefCell<Cache>,
+    pub(crate) state: RefCell<Cache>,
     storage: JsValue,
-    /// What decides between cache and network.
-    pub(crate) settings: Settings,
-    max_age_ms: Option<f64>,
-    /// The bound of one storage call (the client's `timeoutMs`; 0: none).
-    timeout_ms: u64,
-    /// Whether prefetched lists are refreshed on the `online` event.
-    pub(crate) refresh_on_reconnect: bool,
+    /// The `cache` option: the policy's settings, `maxAgeMs`,
+    /// `refreshOnReconnect`, the bound of one storage call.
+    pub(crate) options: CacheOptions,
     on_error: Option<Function>,
-    loaded: Cell<bool>,
-    loading: RefCell<Option<Promise>>,
+    /// The load of the stored entries, once started.
+    loading: OnceCell<Promise>,
     /// Settles when the last planned write has been written and applied.
     tail: RefCell<Promise>,
 }
 
-/// Calls `callback` on the runtime's `online` event; returns a function that
-/// stops it (or `undefined` where there is no such event).
-pub(crate) fn listen_for_reconnect(callback: &JsValue) -> JsValue {
-    on_reconnect(callback)
-}
-
-/// Calls `method` of a storage object with `args`, awaiting its promise.
-async fn call(storage: &JsValue, method: &str, args: &Array, timeout_ms: u64) -> Result<JsValue> {
-    let function = property(storage, method)
-        .dyn_into::<Function>()
-        .map_err(|_| {
-            Error::invalid_argument(format!("the cache storage has no {method}() method"))
-        })?;
-    let storage_error = |error: JsValue| {
-        let message = Reflect::get(&error, &"message".into())
-            .ok()
-            .and_then(|m| m.as_string())
-            .unwrap_or_else(|| describe(&error));
-        let name = Reflect::get(&error, &"name".into())
-            .ok()
-            .and_then(|m| m.as_string());
-        Error::Storage {
-            message: format!(
-                "{method}() failed: {}{message}",
-                name.map(|name| format!("{name}: ")).unwrap_or_default()
-            ),
-        }
-    };
-    let result = function.apply(storage, args).map_err(storage_error)?;
-    // A storage that never settles fails the call within the client's
-    // timeout (0: no bound) instead of holding every request.
-    let outcome = JsFuture::from(settle_within(&result, timeout_ms as f64)).await;
-    match outcome {
-        Ok(pair) => {
-            let pair = Array::from(&pair);
-            if pair.get(0).is_truthy() {
-                Ok(pair.get(1))
-            } else {
-                Err(Error::Storage {
-                    message: format!("{method}() did not settle within {timeout_ms} ms"),
-                })
-            }
-        }
-        Err(error) => Err(storage_error(error)),
-    }
-}
-
-fn optional_ms(options: &JsValue, key: &str) -> Result<Option<f64>> {
-    let value = property(options, key);
-    if value.is_undefined() {
-        return Ok(None);
-    }
-    match value.as_f64() {
-        Some(ms) if ms >= 0.0 && ms.is_finite() => Ok(Some(ms)),
-        _ => Err(Error::invalid_argument(format!(
-            "cache.{key} must be a number >= 0, got {}",
-            describe(&value)
-        ))),
-    }
-}
-
 impl OfflineCache {
-    /// Reads the `cache` option (`true` or `{ storage, policy, maxAgeMs,
-    /// networkTimeoutMs, maxBytes }`).
-    pub(crate) fn from_options(
-        options: &JsValue,
-        name: &str,
-        on_error: Option<Function>,
-        timeout_ms: u64,
-    ) -> Result<Option<OfflineCache>> {
-        if options.is_undefined() || options.is_null() || options.as_bool() == Some(false) {
-            return Ok(None);
-        }
-        let empty = js_sys::Object::new().into();
-        let options = if options.as_bool() == Some(true) {
-            &empty
-        } else {
-            options
-        };
-        if !options.is_object() {
-            return Err(Error::invalid_argument(format!(
-                "cache must be true or {{ storage?, policy?, maxAgeMs?, networkTimeoutMs?, maxBytes? }}, got {}",
-                describe(options)
-            )));
-        }
-        let policy_value = property(options, "policy");
-        let policy = if policy_value.is_undefined() {
-            Policy::NetworkFirst
-        } else {
-            policy_value
-                .as_string()
-                .as_deref()
-                .and_then(Policy::parse)
-                .ok_or_else(|| {
-                    Error::invalid_argument(format!(
-                        "invalid cache policy {}: expected \"network-first\", \"cache-first\", \"stale-while-revalidate\" or \"cache-only\"",
-                        describe(&policy_value)
-                    ))
-                })?
-        };
-        let kind = property(options, "storage");
-        let kind = if kind.is_undefined() {
-            JsValue::from_str(if has_indexed_db() {
-                "indexeddb"
-            } else {
-                "memory"
-            })
-        } else {
-            kind
-        };
-        if kind.as_string().as_deref() == Some("indexeddb") && !has_indexed_db() {
-            return Err(Error::invalid_argument(
-                "cache storage \"indexeddb\" needs IndexedDB, which this environment lacks",
-            ));
-        }
-        let valid = match kind.as_string().as_deref() {
-            Some("indexeddb" | "memory") => true,
-            Some(_) => false,
-            None => ["load", "write", "clear"]
-                .iter()
-                .all(|m| property(&kind, m).is_function()),
-        };
-        if !valid {
-            return Err(Error::invalid_argument(format!(
-                "invalid cache storage {}: expected \"indexeddb\", \"memory\" or an object with load(), write() and clear()",
-                describe(&kind)
-            )));
-        }
-        let settings = Settings {
-            policy,
-            network_timeout_ms: optional_ms(options, "networkTimeoutMs")?.map(u64_from_f64),
-        };
+    /// The cache of the `cache` option, on its storage (a `makeStorage`
+    /// kind or the caller's object).
+    pub(crate) fn new(options: CacheOptions, storage: JsValue, on_error: Option<Function>) -> Self {
         let mut state = Cache::new(&session_id());
-        state.set_max_bytes(optional_ms(options, "maxBytes")?.map(usize_from_f64));
-        Ok(Some(OfflineCache {
+        state.set_max_bytes(options.max_bytes);
+        OfflineCache {
             state: RefCell::new(state),
-            storage: make_storage(&kind, name),
-            settings,
-            max_age_ms: optional_ms(options, "maxAgeMs")?,
-            timeout_ms,
-            refresh_on_reconnect: property(options, "refreshOnReconnect").is_truthy(),
+            storage,
+            options,
             on_error,
-            loaded: Cell::new(false),
-            loading: RefCell::new(None),
+            loading: OnceCell::new(),
             tail: RefCell::new(Promise::resolve(&JsValue::UNDEFINED)),
-        }))
+        }
     }
 
     /// Reports a cache failure to `onCacheError`, or the console.
     pub(crate) fn report(&self, error: Error) {
-        let value = JsValue::from(error);
-        match &self.on_error {
-            Some(callback) => {
-                let _ = callback.call1(&JsValue::UNDEFINED, &value);
-            }
-            None => web_log(&value),
-        }
+        report(&self.on_error, &JsValue::from(error));
+    }
+
+    /// Calls `method` of the storage with `args`, awaiting its promise
+    /// within the client's timeout (0: no bound): a storage that never
+    /// settles fails the call instead of holding every request.
+    async fn call(&self, method: &str, args: &Array) -> Result<JsValue> {
+        let ms = self.options.timeout_ms as f64;
+        let called = JsFuture::from(call_storage(&self.storage, method, args, ms)).await;
+        let outcome = Array::from(&called.unwrap_or_default());
+        let failure = match outcome.get(0).as_f64() {
+            Some(0.0) => return Ok(outcome.get(1)),
+            Some(1.0) => StorageFailure::Threw {
+                message: outcome.get(1).as_string(),
+                name: outcome.get(2).as_string(),
+                described: describe(&outcome.get(3)),
+            },
+            Some(2.0) => StorageFailure::Late,
+            _ => StorageFailure::Missing,
+        };
+        Err(storage_error(method, failure, self.options.timeout_ms))
     }
 
     /// Loads the stored entries once; corrupt ones are skipped and reported,
     /// entries of an older schema removed.
     pub(crate) async fn ready(self: &Rc<Self>) {
-        if self.loaded.get() {
-            return;
-        }
-        let pending = self.loading.borrow().clone();
-        let promise = match pending {
-            Some(promise) => promise,
-            None => {
-                let this = self.clone();
-                let promise = wasm_bindgen_futures::future_to_promise(async move {
-                    match call(&this.storage, "load", &Array::new(), this.timeout_ms).await {
-                        Ok(entries) => this.load(&entries).await,
-                        Err(error) => this.report(error),
+        let this = self.clone();
+        let loading = self.loading.get_or_init(|| {
+            wasm_bindgen_futures::future_to_promise(async move {
+                match this.call("load", &Array::new()).await {
+                    Ok(entries) => {
+                        let texts = read_entries(&entries).iter().map(utf8_text).collect();
+                        let (errors, stale) = this.state.borrow_mut().load_read(texts);
+                        for error in errors {
+                            this.report(error);
+                        }
+                        if let Err(error) = this.write(stale).await {
+                            this.report(error);
+                        }
                     }
-                    this.loaded.set(true);
-                    Ok(JsValue::UNDEFINED)
-                });
-                *self.loading.borrow_mut() = Some(promise.clone());
-                promise
-            }
-        };
-        let _ = JsFuture::from(promise).await;
-    }
-
-    async fn load(&self, entries: &JsValue) {
-        // [[key, text], ...], with what is not such a pair reported.
-        let read = read_entries(entries);
-        let pairs = Array::from(&property(&read, "pairs"));
-        let bad = property(&read, "bad").as_f64().unwrap_or(0.0);
-        if bad > 0.0 {
-            self.report(Error::Decode {
-                message: format!("skipped {bad} cache entries that are not [key, text] pairs"),
-                excerpt: String::new(),
-            });
-        }
-        let entries: Vec<(String, String)> = pairs
-            .iter()
-            .filter_map(|pair| {
-                let pair = Array::from(&pair);
-                // A stored text is encoded straight into wasm memory.
-                let text = String::from_utf8(super::store::utf8_bytes(&pair.get(1))).ok()?;
-                Some((pair.get(0).as_string()?, text))
+                    Err(error) => this.report(error),
+                }
+                Ok(JsValue::UNDEFINED)
             })
-            .collect();
-        let (errors, stale) = self.state.borrow_mut().load(entries);
-        for error in errors {
-            self.report(error);
-        }
-        if !stale.is_empty() {
-            let deletes: Array = stale.iter().map(|key| JsValue::from_str(key)).collect();
-            if let Err(error) = call(
-                &self.storage,
-                "write",
-                &Array::of2(&Array::new(), &deletes),
-                self.timeout_ms,
-            )
-            .await
-            {
-                self.report(error);
-            }
-        }
+        });
+        let _ = JsFuture::from(loading.clone()).await;
     }
 
     /// Plans a change against the current state (after earlier writes),
@@ -288,40 +130,40 @@ impl OfflineCache {
         let done = Promise::new(&mut |resolve, _| release = Some(resolve));
         let previous = self.tail.replace(done);
         let _ = JsFuture::from(previous).await;
-        let planned = plan(&mut self.state.borrow_mut());
-        let result = match planned {
-            Ok((change, value)) => {
-                let may_free = change.may_free();
-                match self.write(change).await {
-                    Ok(()) if may_free || self.state.borrow().over_budget() => {
-                        let collect = self.state.borrow().plan_collect();
-                        self.write(collect).await.map(|()| value)
-                    }
-                    Ok(()) => Ok(value),
-                    Err(error) => {
-                        if is_quota(&error) {
-                            // Make room for the next writes: evict whole lists,
-                            // memory and storage together.
-                            let room = self.state.borrow().plan_make_room();
-                            if let Err(also) = self.write(room).await {
-                                self.report(also);
-                            }
-                        }
-                        Err(error)
-                    }
-                }
-            }
-            Err(error) => Err(error),
-        };
+        let result = self.plan_and_write(plan).await;
         if let Some(release) = release {
             let _ = release.call0(&JsValue::UNDEFINED);
         }
-        if let Err(error) = &result {
-            if matches!(error, Error::Storage { .. }) {
-                self.report(error.clone());
-            }
+        if let Err(error @ Error::Storage { .. }) = &result {
+            self.report(error.clone());
         }
         result
+    }
+
+    /// [`Self::record`]'s work, once the earlier writes are done.
+    async fn plan_and_write<T>(
+        &self,
+        plan: impl FnOnce(&mut Cache) -> Result<(Change, T)>,
+    ) -> Result<T> {
+        let (change, value) = plan(&mut self.state.borrow_mut())?;
+        let may_free = change.may_free();
+        let written = self.write(change).await;
+        let next = self
+            .state
+            .borrow()
+            .plan_after_write(written.as_ref().copied(), may_free);
+        match (next, written) {
+            (Some(collect), Ok(())) => self.write(collect).await.map(|()| value),
+            (Some(room), Err(error)) => {
+                // The storage is full: room for the next writes is made,
+                // memory and storage together.
+                if let Err(also) = self.write(room).await {
+                    self.report(also);
+                }
+                Err(error)
+            }
+            (None, written) => written.map(|()| value),
+        }
     }
 
     /// Runs `read` on the loaded state.
@@ -343,112 +185,31 @@ impl OfflineCache {
                 .iter()
                 .map(|key| JsValue::from_str(key))
                 .collect();
-            call(
-                &self.storage,
-                "write",
-                &Array::of2(&puts, &deletes),
-                self.timeout_ms,
-            )
-            .await?;
+            self.call("write", &Array::of2(&puts, &deletes)).await?;
         }
         self.state.borrow_mut().apply(change);
         Ok(())
-    }
-
-    /// Before the stored entries are loaded: `query` comes first (its sort
-    /// values are read as the entries are ingested).
-    pub(crate) fn expect(&self, query: &crate::query::Query) {
-        if !self.loaded.get() && self.loading.borrow().is_none() {
-            self.state.borrow_mut().expect(query);
-        }
-    }
-
-    /// What the cache can answer, for the policy, and the answer.
-    pub(crate) async fn lookup(
-        self: &Rc<Self>,
-        endpoint: &crate::query::url::Endpoint,
-        answer: impl FnOnce(&mut Cache) -> Result<Answer>,
-    ) -> (Cached, Option<Answer>) {
-        self.ready().await;
-        let mut state = self.state.borrow_mut();
-        match answer(&mut state) {
-            Ok(answer) => {
-                let now = js_sys::Date::now();
-                let cached = state.freshness(endpoint, answer.fetched_at, now, self.max_age_ms);
-                (cached, Some(answer))
-            }
-            Err(error) => (Cached::Nothing(error), None),
-        }
-    }
-
-    /// Empties memory and storage.
-    pub(crate) async fn clear(self: &Rc<Self>) -> Result<()> {
-        self.ready().await;
-        call(&self.storage, "clear", &Array::new(), self.timeout_ms).await?;
-        self.state.borrow_mut().clear();
-        Ok(())
-    }
-
-    /// How many documents are cached.
-    pub(crate) fn size(&self) -> usize {
-        self.state.borrow().size()
-    }
-
-    /// The bytes of response text kept.
-    pub(crate) fn bytes(&self) -> usize {
-        self.state.borrow().bytes()
-    }
-}
-
-/// Whether the runtime says it is online (`navigator.onLine`; `true` where
-/// there is no such flag, as in Node).
-pub(crate) fn online() -> bool {
-    is_online()
-}
-
-/// Whether a storage failure is a full storage (a quota).
-fn is_quota(error: &Error) -> bool {
-    matches!(error, Error::Storage { message } if message.contains("Quota") || message.contains("quota"))
-}
-
-fn web_log(value: &JsValue) {
-    let console = Reflect::get(&js_sys::global(), &"console".into()).unwrap_or(JsValue::UNDEFINED);
-    if let Ok(warn) = Reflect::get(&console, &"warn".into()).and_then(JsCast::dyn_into::<Function>)
-    {
-        let _ = warn.call2(&console, &"content-repo cache:".into(), value);
     }
 }
 
 /// `client.cache`: the cache of a client.
 #[wasm_bindgen(js_name = ClientCache, skip_typescript)]
 pub struct JsClientCache {
-    cache: Rc<OfflineCache>,
+    pub(crate) cache: Rc<OfflineCache>,
 }
 
-impl JsClientCache {
-    /// Wraps a client's cache.
-    pub(crate) fn new(cache: Rc<OfflineCache>) -> Self {
-        JsClientCache { cache }
-    }
-}
-
-#[allow(
-    clippy::needless_pass_by_value,
-    reason = "wasm-bindgen exports take their JavaScript arguments as owned JsValue handles"
-)]
 #[wasm_bindgen(js_class = ClientCache)]
 impl JsClientCache {
     /// Empties the cache, in memory and in storage.
     #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
     pub fn clear(&self) -> Promise {
         let cache = self.cache.clone();
-        wasm_bindgen_futures::future_to_promise(async move {
-            cache
-                .clear()
-                .await
-                .map(|()| JsValue::UNDEFINED)
-                .map_err(JsValue::from)
-        })
+        promise(Ok(async move {
+            cache.ready().await;
+            cache.call("clear", &Array::new()).await?;
+            cache.state.borrow_mut().clear();
+            Ok(JsValue::UNDEFINED)
+        }))
     }
 
     /// Resolves once the stored entries are loaded (corrupt ones are skipped
@@ -456,22 +217,22 @@ impl JsClientCache {
     #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
     pub fn ready(&self) -> Promise {
         let cache = self.cache.clone();
-        wasm_bindgen_futures::future_to_promise(async move {
+        promise(Ok(async move {
             cache.ready().await;
             Ok(JsValue::UNDEFINED)
-        })
+        }))
     }
 
     /// How many documents are cached (after `ready()`), over every variant.
     #[wasm_bindgen(getter)]
     pub fn size(&self) -> u32 {
-        u32::try_from(self.cache.size()).unwrap_or(u32::MAX)
+        u32::try_from(self.cache.state.borrow().size()).unwrap_or(u32::MAX)
     }
 
     /// The bytes of response text kept (after `ready()`).
     #[wasm_bindgen(getter)]
     pub fn bytes(&self) -> f64 {
-        self.cache.bytes() as f64
+        self.cache.state.borrow().bytes() as f64
     }
 
     /// Marks cached answers (for `endpoint`, or every one) stale: the next
@@ -481,11 +242,7 @@ impl JsClientCache {
         &self,
         #[wasm_bindgen(unchecked_param_type = "EndpointSpec | undefined")] endpoint: JsValue,
     ) -> Result<(), JsValue> {
-        let endpoint = if endpoint.is_undefined() || endpoint.is_null() {
-            None
-        } else {
-            Some(super::client::endpoint(&endpoint)?)
-        };
+        let endpoint = options::invalidated(&props(&endpoint))?;
         self.cache
             .state
             .borrow_mut()
@@ -496,6 +253,6 @@ impl JsClientCache {
     /// The policy in use.
     #[wasm_bindgen(getter, unchecked_return_type = "CachePolicy")]
     pub fn policy(&self) -> String {
-        self.cache.settings.policy.name().into()
+        self.cache.options.settings.policy.name().into()
     }
 }

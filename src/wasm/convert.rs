@@ -1,98 +1,70 @@
-//! Decoding JavaScript arguments into core types, with typed errors for
-//! anything unexpected, and encoding results as plain objects.
+//! JavaScript values into [`Arg`]s, which the core reads (`crate::args`,
+//! `crate::client::options`), and property reads of options objects.
 
+use std::future::Future;
+
+use js_sys::Promise;
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::future_to_promise;
+use web_sys::AbortSignal;
 
-use crate::error::{Error, Result};
-use crate::num::u64_from_f64;
+use crate::args::Arg;
+use crate::error::Result;
 
-/// How a value is named in an error message: its type, or the value itself
-/// for short primitives.
-pub(crate) fn describe(value: &JsValue) -> String {
+/// `value` as an [`Arg`]: an array with its elements (`depth` 1) or without.
+fn convert(value: &JsValue, depth: u8) -> Arg {
     if value.is_undefined() {
-        "undefined".into()
+        Arg::Undefined
     } else if value.is_null() {
-        "null".into()
+        Arg::Null
     } else if let Some(text) = value.as_string() {
-        let short: String = text.chars().take(40).collect();
-        format!("{short:?}")
+        Arg::Text(text)
     } else if let Some(number) = value.as_f64() {
-        format!("{number}")
+        Arg::Number(number)
     } else if let Some(flag) = value.as_bool() {
-        format!("{flag}")
+        Arg::Bool(flag)
     } else if value.is_array() {
-        "an array".into()
+        let items = (depth > 0).then(|| js_sys::Array::from(value));
+        let items = items.iter().flat_map(js_sys::Array::iter);
+        Arg::Array(items.map(|item| convert(&item, 0)).collect())
     } else if value.is_function() {
-        "a function".into()
+        Arg::Function
+    } else if value.is_instance_of::<AbortSignal>() {
+        Arg::Signal
     } else {
-        "an object".into()
+        Arg::Object
     }
 }
 
-/// Whether the argument is absent (`undefined` or `null`).
-pub(crate) fn is_absent(value: &JsValue) -> bool {
-    value.is_undefined() || value.is_null()
+/// `value` as an [`Arg`].
+pub(crate) fn arg(value: &JsValue) -> Arg {
+    convert(value, 1)
 }
 
-/// A required string argument.
-pub(crate) fn string(value: &JsValue, what: &str) -> Result<String> {
-    value.as_string().ok_or_else(|| {
-        Error::invalid_argument(format!("{what} must be a string, got {}", describe(value)))
-    })
+/// How a value is named in an error message (see [`crate::args::describe`]).
+pub(crate) fn describe(value: &JsValue) -> String {
+    crate::args::describe(&convert(value, 0))
 }
 
-/// An optional string argument (`undefined` and `null` are absent).
-pub(crate) fn optional_string(value: &JsValue, what: &str) -> Result<Option<String>> {
-    if is_absent(value) {
-        return Ok(None);
+/// A query argument: one of the package's `Query` objects is read through
+/// its canonical string (it cannot be borrowed across the boundary without
+/// being moved), which parses back to an equal query.
+pub(crate) fn query(value: &JsValue) -> Arg {
+    if value.is_object() && property(value, "__wbg_ptr").as_f64().is_some() {
+        return Arg::Text(js_sys::Object::from(value.clone()).to_string().into());
     }
-    string(value, what).map(Some)
+    arg(value)
 }
 
-/// A whole number from `min` to `max`, as the type of the bounds.
-pub(crate) fn integer<T>(value: &JsValue, what: &str, min: T, max: T) -> Result<T>
-where
-    T: Copy + std::fmt::Display + Into<u64> + TryFrom<u64>,
-{
-    let range = || {
-        Error::invalid_argument(format!(
-            "invalid {what} {}: expected an integer from {min} to {max}",
-            describe(value)
-        ))
-    };
-    let number = value.as_f64().ok_or_else(range)?;
-    // The bounds are below 2^53: as floats, they are exact.
-    let (low, high): (u64, u64) = (min.into(), max.into());
-    if number.fract() != 0.0 || number < low as f64 || number > high as f64 {
-        return Err(range());
+/// The reader of `value`'s properties by path, for the core's option
+/// readers (`crate::args::Props`).
+pub(crate) fn props(value: &JsValue) -> impl Fn(&[&str]) -> Arg + '_ {
+    move |path| {
+        arg(&path
+            .iter()
+            .fold(value.clone(), |at, key| property(&at, key)))
     }
-    T::try_from(u64_from_f64(number)).map_err(|_| range())
-}
-
-/// An array of strings.
-pub(crate) fn strings(value: &JsValue, what: &str) -> Result<Vec<String>> {
-    let not_array = || {
-        Error::invalid_argument(format!(
-            "{what} must be an array of strings, got {}",
-            describe(value)
-        ))
-    };
-    if !value.is_array() {
-        return Err(not_array());
-    }
-    let array = js_sys::Array::from(value);
-    array
-        .iter()
-        .enumerate()
-        .map(|(index, item)| {
-            item.as_string().ok_or_else(|| {
-                Error::invalid_argument(format!(
-                    "{what}[{index}] must be a string, got {}",
-                    describe(&item)
-                ))
-            })
-        })
-        .collect()
 }
 
 /// Reads `key` of an options object (absent when `object` is not one).
@@ -103,9 +75,18 @@ pub(crate) fn property(object: &JsValue, key: &str) -> JsValue {
     js_sys::Reflect::get(object, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
 }
 
-/// A JavaScript number rounded toward zero to a `usize`, saturating: NaN
-/// and anything below 0 give 0, anything above `usize::MAX` (`u32::MAX` on
-/// wasm32) gives `usize::MAX`.
-pub(crate) fn usize_from_f64(number: f64) -> usize {
-    usize::try_from(u64_from_f64(number)).unwrap_or(usize::MAX)
+/// Reads `key` of `object` as a `T` (a function, a signal), if it is one.
+pub(crate) fn take<T: JsCast>(object: &JsValue, key: &str) -> Option<T> {
+    property(object, key).dyn_into().ok()
+}
+
+/// A promise of `work`, or a rejected one when the arguments were invalid.
+pub(crate) fn promise<F>(work: Result<F>) -> Promise
+where
+    F: Future<Output = Result<JsValue>> + 'static,
+{
+    match work {
+        Ok(work) => future_to_promise(async move { work.await.map_err(JsValue::from) }),
+        Err(error) => Promise::reject(&JsValue::from(error)),
+    }
 }

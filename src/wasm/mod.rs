@@ -6,6 +6,10 @@
 //! `skip_typescript`. The `unchecked_param_type`/`unchecked_return_type`
 //! annotations only feed the JSDoc of the generated glue, where
 //! `scripts/entries.mjs` reads which calls return a promise.
+#![allow(
+    clippy::needless_pass_by_value,
+    reason = "wasm-bindgen exports take their JavaScript arguments as owned JsValue handles"
+)]
 
 mod cache;
 mod client;

@@ -2,10 +2,12 @@
 
 use wasm_bindgen::prelude::*;
 
-use super::convert::{describe, integer, is_absent, optional_string, property, string, strings};
-use crate::error::{Error, Result};
-use crate::query::sort::{invalid_direction, Direction, FieldKey, Sort};
-use crate::query::{Filter, Includes, Join, Query, MAX_INCLUDE_LEVELS, MAX_LIMIT, MAX_OFFSET};
+use super::convert::{arg, props};
+use super::local::from_json_text;
+use crate::args;
+use crate::error::Result;
+use crate::query::args::Setter;
+use crate::query::Query;
 
 /// A list query: sorting, field selection and the other parameters, validated
 /// as they are set. Every setter returns the query itself, so calls chain:
@@ -31,21 +33,6 @@ impl JsQuery {
     }
 }
 
-fn direction(value: &JsValue, key: &str) -> Result<Direction> {
-    if let Some(text) = value.as_string() {
-        return Direction::parse_for(&text, key);
-    }
-    match value.as_f64() {
-        Some(1.0) => Ok(Direction::Asc),
-        Some(-1.0) => Ok(Direction::Desc),
-        _ => Err(invalid_direction(&describe(value), key)),
-    }
-}
-
-#[allow(
-    clippy::needless_pass_by_value,
-    reason = "wasm-bindgen exports take their JavaScript arguments as owned JsValue handles"
-)]
 #[wasm_bindgen(js_class = Query)]
 impl JsQuery {
     /// An empty query: the service's defaults.
@@ -64,15 +51,7 @@ impl JsQuery {
         #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue,
         #[wasm_bindgen(unchecked_param_type = "SortDirection")] direction: JsValue,
     ) -> Result<JsValue, JsValue> {
-        let key = key.as_string().ok_or_else(|| {
-            Error::invalid_sort(format!(
-                "invalid sort key {}: expected a string such as \"fields.title\"",
-                describe(&key)
-            ))
-        })?;
-        let key: FieldKey = key.parse()?;
-        let direction = self::direction(&direction, &key.to_string())?;
-        self.update(|query| query.push_sort(Sort { key, direction }).map(drop))
+        self.update(|query| query.sort_arg(&arg(&key), &arg(&direction)))
     }
 
     /// Sets the field selection, e.g. `"title, author(name,email)"`; it is
@@ -83,11 +62,7 @@ impl JsQuery {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "string | null | undefined")] selection: JsValue,
     ) -> Result<JsValue, JsValue> {
-        let selection = optional_string(&selection, "the selection")?;
-        self.update(|query| match selection {
-            Some(text) => query.fields(&text).map(drop),
-            None => query.clear("fields").map(drop),
-        })
+        self.update(|query| query.set_arg(Setter::Fields, &arg(&selection)))
     }
 
     /// Sets `limit`, an integer from 1 to 1000 (service default 25); `null` or
@@ -97,11 +72,7 @@ impl JsQuery {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "number | null | undefined")] limit: JsValue,
     ) -> Result<JsValue, JsValue> {
-        if is_absent(&limit) {
-            return self.update(|query| query.clear("limit").map(drop));
-        }
-        let limit = integer(&limit, "limit", 1, MAX_LIMIT)?;
-        self.update(|query| query.limit(limit).map(drop))
+        self.update(|query| query.set_arg(Setter::Limit, &arg(&limit)))
     }
 
     /// Sets `offset`, an integer from 0; `null` or `undefined` removes it.
@@ -110,11 +81,7 @@ impl JsQuery {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "number | null | undefined")] offset: JsValue,
     ) -> Result<JsValue, JsValue> {
-        if is_absent(&offset) {
-            return self.update(|query| query.clear("offset").map(drop));
-        }
-        let offset = integer(&offset, "offset", 0, MAX_OFFSET)?;
-        self.update(|query| query.offset(offset).map(drop))
+        self.update(|query| query.set_arg(Setter::Offset, &arg(&offset)))
     }
 
     /// Sets `locale`: a language key such as `"en_US"`, or `"all"`; `null` or
@@ -124,11 +91,7 @@ impl JsQuery {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "string | null | undefined")] locale: JsValue,
     ) -> Result<JsValue, JsValue> {
-        let locale = optional_string(&locale, "locale")?;
-        self.update(|query| match locale {
-            Some(locale) => query.locale(&locale).map(drop),
-            None => query.clear("locale").map(drop),
-        })
+        self.update(|query| query.set_arg(Setter::Locale, &arg(&locale)))
     }
 
     /// Sets `includes`: a number of levels (1 to 5), or one or several fields
@@ -140,18 +103,7 @@ impl JsQuery {
         #[wasm_bindgen(unchecked_param_type = "number | string | string[] | null | undefined")]
         levels_or_fields: JsValue,
     ) -> Result<JsValue, JsValue> {
-        if is_absent(&levels_or_fields) {
-            return self.update(|query| query.clear("includes").map(drop));
-        }
-        if levels_or_fields.as_f64().is_some() {
-            let levels = integer(&levels_or_fields, "includes", 1, MAX_INCLUDE_LEVELS)?;
-            return self.update(|query| query.include_levels(levels).map(drop));
-        }
-        let fields = match levels_or_fields.as_string() {
-            Some(one) => vec![one],
-            None => strings(&levels_or_fields, "includes")?,
-        };
-        self.update(|query| query.include_fields(&fields).map(drop))
+        self.update(|query| query.set_arg(Setter::Includes, &arg(&levels_or_fields)))
     }
 
     /// Sets `embedAssets=true` (`false` removes it: the service's default).
@@ -160,20 +112,7 @@ impl JsQuery {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "boolean")] enabled: JsValue,
     ) -> Result<JsValue, JsValue> {
-        let enabled = if enabled.is_undefined() {
-            true
-        } else {
-            enabled.as_bool().ok_or_else(|| {
-                Error::invalid_argument(format!(
-                    "embedAssets must be a boolean, got {}",
-                    describe(&enabled)
-                ))
-            })?
-        };
-        self.update(|query| {
-            query.embed_assets(enabled);
-            Ok(())
-        })
+        self.update(|query| query.set_arg(Setter::EmbedAssets, &arg(&enabled)))
     }
 
     /// Only documents with every one of these tags; an empty array, `null` or
@@ -183,12 +122,7 @@ impl JsQuery {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "string[] | null | undefined")] tags: JsValue,
     ) -> Result<JsValue, JsValue> {
-        let tags = if is_absent(&tags) {
-            Vec::new()
-        } else {
-            strings(&tags, "includeTags")?
-        };
-        self.update(|query| query.include_tags(tags).map(drop))
+        self.update(|query| query.set_arg(Setter::IncludeTags, &arg(&tags)))
     }
 
     /// Only documents with none of these tags; an empty array, `null` or
@@ -198,12 +132,7 @@ impl JsQuery {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "string[] | null | undefined")] tags: JsValue,
     ) -> Result<JsValue, JsValue> {
-        let tags = if is_absent(&tags) {
-            Vec::new()
-        } else {
-            strings(&tags, "excludeTags")?
-        };
-        self.update(|query| query.exclude_tags(tags).map(drop))
+        self.update(|query| query.set_arg(Setter::ExcludeTags, &arg(&tags)))
     }
 
     /// Sets the full-text `search` (non-empty); `null` or `undefined` removes it.
@@ -212,11 +141,7 @@ impl JsQuery {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "string | null | undefined")] text: JsValue,
     ) -> Result<JsValue, JsValue> {
-        let text = optional_string(&text, "search")?;
-        self.update(|query| match text {
-            Some(text) => query.search(&text).map(drop),
-            None => query.clear("search").map(drop),
-        })
+        self.update(|query| query.set_arg(Setter::Search, &arg(&text)))
     }
 
     /// Appends a filter condition, sent as
@@ -227,44 +152,7 @@ impl JsQuery {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "FilterSpec")] spec: JsValue,
     ) -> Result<JsValue, JsValue> {
-        if !spec.is_object() {
-            return Err(Error::invalid_argument(format!(
-                "a filter must be an object {{ field, op, value, join?, contentType? }}, got {}",
-                describe(&spec)
-            ))
-            .into());
-        }
-        let field = string(&property(&spec, "field"), "filter field")?;
-        let op = string(&property(&spec, "op"), "filter op")?;
-        let raw = property(&spec, "value");
-        let value = if let Some(text) = raw.as_string() {
-            text
-        } else if let Some(flag) = raw.as_bool() {
-            flag.to_string()
-        } else if let Some(number) = raw.as_f64().filter(|number| number.is_finite()) {
-            js_sys::Number::from(number)
-                .to_string_with_radix(10)
-                .ok()
-                .and_then(|text| text.as_string())
-                .unwrap_or_else(|| number.to_string())
-        } else {
-            return Err(Error::invalid_argument(format!(
-                "filter value must be a string, a finite number or a boolean, got {}",
-                describe(&raw)
-            ))
-            .into());
-        };
-        let join = match optional_string(&property(&spec, "join"), "filter join")? {
-            Some(join) => Join::parse(&join)?,
-            None => Join::And,
-        };
-        let content_type = optional_string(&property(&spec, "contentType"), "filter contentType")?
-            .unwrap_or_else(|| "*".into());
-        let filter = Filter::new(&field, &op, value, join, &content_type)?;
-        self.update(|query| {
-            query.filter(filter);
-            Ok(())
-        })
+        self.update(|query| query.filter_arg(&props(&spec)))
     }
 
     /// The query string, without `?`, encoded as `URLSearchParams` does.
@@ -279,7 +167,7 @@ impl JsQuery {
     pub fn parse(
         #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
     ) -> Result<JsQuery, JsValue> {
-        let text = string(&text, "the query string")?;
+        let text = args::string(&arg(&text), "the query string")?;
         Ok(JsQuery {
             inner: Query::parse(&text)?,
         })
@@ -299,22 +187,7 @@ impl JsQuery {
     /// The sort keys, primary first, as `{ key, direction }` objects.
     #[wasm_bindgen(getter, unchecked_return_type = "SortSpec[]")]
     pub fn sorting(&self) -> Result<JsValue, JsValue> {
-        let specs: js_sys::Array = self
-            .inner
-            .sorting()
-            .iter()
-            .map(|sort| {
-                let spec = js_sys::Object::new();
-                let _ = js_sys::Reflect::set(&spec, &"key".into(), &sort.key.to_string().into());
-                let _ = js_sys::Reflect::set(
-                    &spec,
-                    &"direction".into(),
-                    &sort.direction.as_str().into(),
-                );
-                JsValue::from(spec)
-            })
-            .collect();
-        Ok(specs.into())
+        Ok(from_json_text(&self.inner.sorting_json())?)
     }
 
     /// The selection in canonical form (what is sent), or `undefined`.
@@ -333,15 +206,5 @@ impl JsQuery {
     #[wasm_bindgen(getter, js_name = offsetValue)]
     pub fn offset_value(&self) -> Option<f64> {
         self.inner.get_offset().map(|offset| offset as f64)
-    }
-}
-
-impl JsQuery {
-    /// The `includes` levels, for tests of the core mapping.
-    pub fn include_levels(&self) -> Option<u8> {
-        match self.inner.get_includes() {
-            Some(Includes::Levels(levels)) => Some(*levels),
-            _ => None,
-        }
     }
 }

@@ -2,12 +2,15 @@
 
 use wasm_bindgen::prelude::*;
 
-use super::client::query_text;
-use super::convert::{describe, is_absent, optional_string, property, string, usize_from_f64};
+use super::convert::{self, describe, props};
 use super::local::from_json_text;
+use crate::args;
+use crate::client::options::{content_type, LastQuery};
+use crate::engine::local::not_a_document_or_list;
 use crate::error::{Error, Result};
 use crate::num::u32_from_usize;
-use crate::query::Query;
+use crate::num::usize_from_f64;
+use crate::store::utf8::Utf8Buffer;
 use crate::store::DocumentStore;
 
 #[wasm_bindgen(module = "/src/js/store.js")]
@@ -20,8 +23,7 @@ extern "C" {
         at: usize,
         room: usize,
     ) -> js_sys::Array;
-    #[wasm_bindgen(catch)]
-    fn stringify(value: &JsValue) -> Result<JsValue, JsValue>;
+    fn stringify(value: &JsValue) -> Option<String>;
 }
 
 /// Documents held in WebAssembly memory, by `meta.id`, answering queries
@@ -33,31 +35,19 @@ extern "C" {
 ///   under a millisecond.
 /// - Call `free()` when done with a store to release its memory.
 #[wasm_bindgen(js_name = DocumentStore, skip_typescript)]
+#[derive(Default)]
 pub struct JsDocumentStore {
     inner: DocumentStore,
-    /// The last query string and its parse: repeated queries skip parsing.
-    last_query: Option<(String, Query)>,
+    /// The last query and its parse: repeated queries skip parsing.
+    last_query: LastQuery,
 }
 
-impl Default for JsDocumentStore {
-    fn default() -> Self {
-        JsDocumentStore::new()
-    }
-}
-
-#[allow(
-    clippy::needless_pass_by_value,
-    reason = "wasm-bindgen exports take their JavaScript arguments as owned JsValue handles"
-)]
 #[wasm_bindgen(js_class = DocumentStore)]
 impl JsDocumentStore {
     /// An empty store.
     #[wasm_bindgen(constructor)]
     pub fn new() -> JsDocumentStore {
-        JsDocumentStore {
-            inner: DocumentStore::new(),
-            last_query: None,
-        }
+        JsDocumentStore::default()
     }
 
     /// Stores documents: a list response (`{ data }`), an array of documents,
@@ -71,15 +61,9 @@ impl JsDocumentStore {
         list_or_documents: JsValue,
     ) -> Result<u32, JsValue> {
         if !list_or_documents.is_object() {
-            return Err(Error::invalid_argument(format!(
-                "expected a document or a list of documents, got {}",
-                describe(&list_or_documents)
-            ))
-            .into());
+            return Err(not_a_document_or_list(&describe(&list_or_documents)).into());
         }
         let text = stringify(&list_or_documents)
-            .map_err(|_| Error::invalid_argument("documents must be JSON values"))?
-            .as_string()
             .ok_or_else(|| Error::invalid_argument("documents must be JSON values"))?;
         Ok(u32_from_usize(self.inner.put_serialized(text)?))
     }
@@ -113,11 +97,9 @@ impl JsDocumentStore {
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue,
     ) -> Result<JsValue, JsValue> {
-        let id = string(&id, "the document id")?;
-        match self.inner.get_json(&id) {
-            Some(text) => Ok(from_json_text(text)?),
-            None => Ok(JsValue::UNDEFINED),
-        }
+        let id = args::string(&convert::arg(&id), "the document id")?;
+        let document = self.inner.get_json(&id).map(from_json_text).transpose()?;
+        Ok(document.unwrap_or_default())
     }
 
     /// Answers a query from the stored documents: its sort keys (through a
@@ -131,22 +113,10 @@ impl JsDocumentStore {
         #[wasm_bindgen(unchecked_param_type = "Query | string | null | undefined")] query: JsValue,
         #[wasm_bindgen(unchecked_param_type = "StoreQueryOptions | undefined")] options: JsValue,
     ) -> Result<JsValue, JsValue> {
-        let text = query_text(&query)?.unwrap_or_default();
-        let query = match self.last_query.take() {
-            Some((last, parsed)) if last == text => parsed,
-            _ => Query::parse(&text)?,
-        };
-        if !is_absent(&options) && !options.is_object() {
-            return Err(Error::invalid_argument(format!(
-                "query options must be an object {{ contentType? }}, got {}",
-                describe(&options)
-            ))
-            .into());
-        }
-        let content_type = optional_string(&property(&options, "contentType"), "contentType")?;
-        let result = self.inner.query_json(&query, content_type.as_deref());
-        self.last_query = Some((text, query));
-        Ok(from_json_text(&result?)?)
+        let query = self.last_query.read(&convert::query(&query))?;
+        let content_type = content_type(&props(&options))?;
+        let result = self.inner.query_json(query, content_type.as_deref())?;
+        Ok(from_json_text(&result)?)
     }
 
     /// The number of documents stored.
@@ -160,7 +130,7 @@ impl JsDocumentStore {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue,
     ) -> Result<bool, JsValue> {
-        let id = string(&id, "the document id")?;
+        let id = args::string(&convert::arg(&id), "the document id")?;
         Ok(self.inner.delete(&id))
     }
 
@@ -170,31 +140,28 @@ impl JsDocumentStore {
     }
 }
 
-/// The UTF-8 encoding of a JavaScript string (lone surrogates as U+FFFD, as
-/// `TextEncoder` gives), written by `TextEncoder.encodeInto` straight into
-/// wasm memory: no copy of the text in JavaScript memory on the way.
+/// [`utf8_bytes`] as text (`""` when not UTF-8: a stored entry so read is
+/// reported corrupt).
+pub(crate) fn utf8_text(value: JsValue) -> String {
+    String::from_utf8(utf8_bytes(&value)).unwrap_or_default()
+}
+
+/// The UTF-8 encoding of a JavaScript string, written by
+/// `TextEncoder.encodeInto` straight into wasm memory ([`Utf8Buffer`]);
+/// bytes (a `Uint8Array`) are copied as they are.
 pub(crate) fn utf8_bytes(text: &JsValue) -> Vec<u8> {
-    let length = js_sys::JsString::from(text.clone()).length() as usize;
-    let memory = wasm_bindgen::memory();
-    // Response text is mostly ASCII: room for 1/16 more bytes than UTF-16
-    // units, and more when that is not enough.
-    let mut bytes = vec![0u8; length + length / 16 + 16];
-    let (mut read, mut written) = (0usize, 0usize);
-    loop {
-        let room = bytes.len() - written;
-        let at = bytes.as_mut_ptr() as usize + written;
-        let step = encode_utf8_into(text, u32_from_usize(read), &memory, at, room);
-        let count = |index: u32| usize_from_f64(step.get(index).as_f64().unwrap_or(0.0));
-        let (more_read, more_written) = (count(0), count(1));
-        read += more_read;
-        written += more_written;
-        if read >= length || (more_read == 0 && room >= 4) {
-            break;
-        }
-        // At most 3 bytes per UTF-16 unit left.
-        bytes.resize(written + (length - read) * 3 + 4, 0);
+    if let Some(bytes) = text.dyn_ref::<js_sys::Uint8Array>() {
+        return bytes.to_vec();
     }
-    bytes.truncate(written);
-    bytes.shrink_to_fit();
-    bytes
+    let length = js_sys::JsString::from(text.clone()).length() as usize;
+    let (memory, mut buffer) = (wasm_bindgen::memory(), Utf8Buffer::new(length));
+    loop {
+        let (from, room) = buffer.spare();
+        let (at, room) = (room.as_mut_ptr() as usize, room.len());
+        let step = encode_utf8_into(text, u32_from_usize(from), &memory, at, room);
+        let count = |index: u32| usize_from_f64(step.get(index).as_f64().unwrap_or(0.0));
+        if !buffer.advance(count(0), count(1)) {
+            return buffer.finish();
+        }
+    }
 }

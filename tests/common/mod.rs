@@ -152,7 +152,6 @@ pub(crate) fn numeric_parameters_are_checked() {
         .include_tags(Array::of2(&s("a"), &s("b")).into())
         .unwrap();
     assert_eq!(query.limit_value(), Some(10));
-    assert_eq!(query.include_levels(), Some(2));
     let filter = Object::new();
     Reflect::set(&filter, &s("field"), &s("meta.id")).unwrap();
     Reflect::set(&filter, &s("op"), &s("greaterThan")).unwrap();

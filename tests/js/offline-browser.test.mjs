@@ -128,10 +128,14 @@ test("online, reload, offline: the same answers from IndexedDB, and generated qu
       req.onsuccess = () => resolve(req.result);
     });
     db.close();
-    return all.join("\n");
+    // Texts are kept as UTF-8 bytes.
+    const bytes = all.every((value) => value instanceof Uint8Array);
+    return { bytes, text: all.map((value) => new TextDecoder("utf-8", { fatal: true }).decode(value)).join("\n") };
   }, `content-repo:${api.url.replace(/\/$/, "")}/v1/demo`);
-  assert.ok(stored.length > 10_000, "entries are in IndexedDB");
-  assert.ok(!stored.includes(apiKey), "the API key is never stored");
+  assert.ok(stored.bytes, "entries are UTF-8 bytes");
+  assert.ok(stored.text.length > 10_000, "entries are in IndexedDB");
+  assert.ok(stored.text.includes('"data"'), "entries hold the response texts");
+  assert.ok(!stored.text.includes(apiKey), "the API key is never stored");
 });
 
 test("corrupt and old-schema IndexedDB entries are skipped and reported, never fatal", { timeout: 30_000 }, async () => {
@@ -149,6 +153,8 @@ test("corrupt and old-schema IndexedDB entries are skipped and reported, never f
     tx.objectStore("entries").put("{broken json", "document:1");
     tx.objectStore("entries").put(JSON.stringify({ v: 99, body: {} }), "response:http://x/old");
     tx.objectStore("entries").put(42, "document:2");
+    // bytes that are not UTF-8 where a segment is expected
+    tx.objectStore("entries").put(new Uint8Array([0xff, 0xfe, 0x7b]), "s:x:9");
     await new Promise((resolve) => (tx.oncomplete = resolve));
     db.close();
   }, `content-repo:${api.url.replace(/\/$/, "")}/v1/demo`);
@@ -160,7 +166,7 @@ test("corrupt and old-schema IndexedDB entries are skipped and reported, never f
   });
   assert.equal(result.source, "cache");
   assert.equal(result.count, 3);
-  assert.equal(result.errors.length, 3);
+  assert.equal(result.errors.length, 4);
   assert.ok(result.errors.every((e) => e.code === "decode"), JSON.stringify(result.errors));
   await page.evaluate(() => window.client.cache.clear());
 });

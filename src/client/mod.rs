@@ -1,0 +1,10 @@
+//! The client's decisions, sans IO: reading the arguments of `Client` and
+//! its methods ([`options`]), one request and its course under the cache
+//! policy ([`request`]), and paging through lists ([`pager`]). The
+//! boundary (`src/wasm`) performs what they ask for (`fetch`, storage,
+//! timers) and feeds the outcomes back; one call's attempts are
+//! [`crate::http::call`], a delta refresh is [`crate::cache::refresh`].
+
+pub mod options;
+pub mod pager;
+pub mod request;

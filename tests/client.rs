@@ -1,0 +1,1043 @@
+//! The client's sans-IO core, driven without any I/O against a simulated
+//! service: the pager (`pages`, `all`, `prefetch`) over generated lists
+//! with random page sizes, offsets and `maxPages`, lists that never end,
+//! cached pages; a delta refresh after random changes; a request's course
+//! under the cache policy; the options readers.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::string_slice,
+    clippy::pedantic,
+    unreachable_pub,
+    reason = "a test fails by panicking; test code is not held to the pedantic lints"
+)]
+
+#[path = "common/harness.rs"]
+mod harness;
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+
+use std::collections::BTreeMap;
+
+use content_repo::args::Arg;
+use content_repo::cache::policy::{Cached, Policy, Settings};
+use content_repo::cache::refresh::{complete_lists, Refresh};
+use content_repo::cache::{Answer, Cache};
+use content_repo::client::options::{
+    self, CacheOptions, ClientOptions, ListArgs, ListCall, Storage, Target,
+};
+use content_repo::client::pager::{Done, Pager, Paging, Step, Via};
+use content_repo::client::request::{Action, Course, Request, Response, Source};
+use content_repo::engine::apply::select_any;
+use content_repo::http::response::{check, Expect};
+use content_repo::{ClientConfig, Endpoint, Error, Join, Query, Scope};
+use proptest::prelude::*;
+use serde_json::{json, Value};
+
+const KEY: &str = "s3cr3t-key";
+
+fn config() -> ClientConfig {
+    ClientConfig::new("https://cms.example.com", "demo", KEY, None).unwrap()
+}
+
+/// The service: a list of documents, answering the pager's and the
+/// refresh's requests as the Read API does (`limit`, `offset`, the
+/// `meta.updatedAt` and `meta.id` filters, field selection).
+struct Service {
+    docs: Vec<Value>,
+    /// Whether pages carry `meta.total`.
+    total: bool,
+    /// A list that never ends: every page is full.
+    endless: bool,
+}
+
+fn meta<'a>(doc: &'a Value, key: &str) -> &'a str {
+    doc["meta"][key].as_str().unwrap_or("")
+}
+
+impl Service {
+    fn new(docs: Vec<Value>) -> Self {
+        Service {
+            docs,
+            total: true,
+            endless: false,
+        }
+    }
+
+    fn matches(doc: &Value, query: &Query) -> bool {
+        let mut result = true;
+        for (index, filter) in query.filters().iter().enumerate() {
+            assert_eq!(
+                filter.field.scope,
+                Scope::Meta,
+                "only meta filters are sent"
+            );
+            let value = match filter.field.name.as_str() {
+                "revision" => doc["meta"]["revision"].to_string(),
+                name => meta(doc, name).to_owned(),
+            };
+            let holds = match filter.op.as_str() {
+                "equal" => value == filter.value,
+                "greaterThanOrEqual" => value.as_str() >= filter.value.as_str(),
+                "greaterThan" => value.as_str() > filter.value.as_str(),
+                op => panic!("unexpected operator {op}"),
+            };
+            result = match (index, filter.join) {
+                (0, _) => holds,
+                (_, Join::And) => result && holds,
+                (_, Join::Or) => result || holds,
+            };
+        }
+        result
+    }
+
+    /// The body for `url`.
+    fn get(&self, url: &str) -> String {
+        let (_, query) = url.split_once('?').unwrap_or((url, ""));
+        let query = Query::parse(query).unwrap();
+        let limit = query.get_limit().unwrap_or(25) as usize;
+        let offset = query.get_offset().unwrap_or(0) as usize;
+        let listed: Vec<&Value> = self
+            .docs
+            .iter()
+            .filter(|doc| Self::matches(doc, &query))
+            .collect();
+        let page: Vec<&Value> = if self.endless {
+            (0..limit)
+                .map(|i| listed[(offset + i) % listed.len()])
+                .collect()
+        } else {
+            listed.iter().skip(offset).take(limit).copied().collect()
+        };
+        let mut meta = json!({ "count": page.len(), "limit": limit, "offset": offset });
+        if self.total {
+            let total = if self.endless {
+                offset + 2 * limit
+            } else {
+                listed.len()
+            };
+            meta["total"] = json!(total);
+        }
+        let text = json!({ "data": page, "meta": meta }).to_string();
+        match query.selection() {
+            Some(selection) => select_any(&text, selection).unwrap(),
+            None => text,
+        }
+    }
+}
+
+/// What a drive did: the URLs requested and the progress reported.
+#[derive(Debug, Default)]
+struct Trace {
+    urls: Vec<String>,
+    progress: Vec<(usize, u64)>,
+}
+
+/// Performs `machine`'s steps as the boundary does, with `service` for the
+/// network and `cache` in memory (every page fetched from the service; no
+/// cache policy in between).
+fn drive(
+    machine: &mut dyn Paging,
+    service: &Service,
+    cache: &mut Cache,
+    now: f64,
+) -> (Result<Done, Error>, Trace) {
+    let mut trace = Trace::default();
+    let config = config();
+    let result = (|| loop {
+        match machine.step(&config)? {
+            Step::Fetch { request, via } => {
+                assert!(trace.urls.len() < 10_000, "the machine never stops");
+                trace.urls.push(request.url.clone());
+                let mut page = request.answer(service.get(&request.url), KEY)?;
+                if via == Via::Record {
+                    let (change, ids) = request.plan_record(cache, &page, now)?;
+                    cache.apply(change);
+                    page.ids = ids;
+                }
+                if let Some(progress) = machine.receive(Some(cache), &mut page, now)? {
+                    trace.progress.push(progress);
+                }
+            }
+            Step::Write => {
+                let change = machine.write(cache, now)?;
+                cache.apply(change);
+            }
+            Step::Done(done) => return Ok(done),
+        }
+    })();
+    (result, trace)
+}
+
+fn docs(count: usize) -> Vec<Value> {
+    (1..=count)
+        .map(|i| {
+            json!({
+                "fields": { "title": format!("t{i}"), "n": i },
+                "meta": {
+                    "id": format!("{i}"),
+                    "revision": 1,
+                    "createdAt": format!("2024-01-01T00:00:{:02}.000Z", i % 60),
+                    "updatedAt": format!("2024-02-01T00:{:02}:00.000Z", i % 60),
+                    "contentType": "post"
+                }
+            })
+        })
+        .collect()
+}
+
+fn args(query: Query, limit: u32, max_pages: u64) -> ListArgs {
+    ListArgs {
+        endpoint: Endpoint::Collection("posts".into()),
+        query,
+        limit,
+        max_pages,
+        signal: false,
+        progress: false,
+    }
+}
+
+/// The requests a list of `remaining` documents needs in pages of `limit`:
+/// the last page is short or empty, or reaches `meta.total`.
+fn pages_needed(remaining: usize, limit: usize, total: bool) -> usize {
+    match (total, remaining) {
+        (true, 0) => 1,
+        (true, _) => remaining.div_ceil(limit),
+        (false, _) => remaining / limit + 1,
+    }
+}
+
+proptest! {
+    #![proptest_config(harness::config(256))]
+
+    /// `all` yields exactly the documents from the query's offset, in the
+    /// service's order, with one request per page, and stops at the list's
+    /// end; beyond `maxPages` it fails after `maxPages` requests.
+    #[test]
+    fn all_yields_every_document_once_in_order_and_stops(
+        count in 0usize..40,
+        limit in 1u32..9,
+        start in 0u64..6,
+        max_pages in 1u64..14,
+        total in any::<bool>(),
+    ) {
+        let mut service = Service::new(docs(count));
+        service.total = total;
+        let mut query = Query::new();
+        query.offset(start).unwrap();
+        let mut pager = Pager::new(ListCall::All, args(query, limit, max_pages));
+        let (result, trace) = drive(&mut pager, &service, &mut Cache::new("t"), 0.0);
+        let remaining = count.saturating_sub(start as usize);
+        let needed = pages_needed(remaining, limit as usize, total);
+        let offsets: Vec<String> = (0..trace.urls.len())
+            .map(|page| format!("offset={}", start + page as u64 * u64::from(limit)))
+            .collect();
+        for (url, offset) in trace.urls.iter().zip(&offsets) {
+            prop_assert!(url.contains(&format!("limit={limit}&{offset}")), "{url}");
+        }
+        if needed as u64 <= max_pages {
+            prop_assert_eq!(trace.urls.len(), needed);
+            let Ok(Done::List(list)) = result else { panic!("{result:?}") };
+            let got: Value = serde_json::from_str(&list.body).unwrap();
+            let expected: Vec<Value> = service.docs.iter().skip(start as usize).cloned().collect();
+            prop_assert_eq!(&got["data"], &json!(expected));
+            prop_assert_eq!(
+                &got["meta"],
+                &json!({ "count": remaining, "limit": remaining, "offset": start, "total": start as usize + remaining })
+            );
+            prop_assert_eq!(list.source, Source::Network);
+        } else {
+            prop_assert_eq!(trace.urls.len() as u64, max_pages);
+            let error = result.unwrap_err();
+            prop_assert_eq!(error.code(), "invalid_argument");
+            prop_assert!(error.to_string().contains(&format!("maxPages ({max_pages})")), "{error}");
+        }
+    }
+
+    /// A list that never ends (every page full, `meta.total` always ahead,
+    /// or none) stops at `maxPages` in `all` and `prefetch`, and a prefetch
+    /// that stops so leaves no complete list behind.
+    #[test]
+    fn a_list_that_never_ends_stops_at_max_pages(
+        count in 1usize..6,
+        limit in 1u32..5,
+        max_pages in 1u64..9,
+        total in any::<bool>(),
+        prefetch in any::<bool>(),
+    ) {
+        let service = Service { docs: docs(count), total, endless: true };
+        let call = if prefetch { ListCall::Prefetch } else { ListCall::All };
+        let mut pager = Pager::new(call, args(Query::new(), limit, max_pages));
+        let mut cache = Cache::new("t");
+        let (result, trace) = drive(&mut pager, &service, &mut cache, 0.0);
+        prop_assert_eq!(trace.urls.len() as u64, max_pages);
+        prop_assert_eq!(result.unwrap_err().code(), "invalid_argument");
+        prop_assert!(complete_lists(&cache).is_empty());
+    }
+
+    /// `prefetch` records every page and then the list as complete: the
+    /// cache answers the whole list; progress counts up to the total.
+    #[test]
+    fn prefetch_records_a_complete_list(count in 0usize..40, limit in 1u32..9, total in any::<bool>()) {
+        let mut service = Service::new(docs(count));
+        service.total = total;
+        let mut pager = Pager::new(ListCall::Prefetch, args(Query::new(), limit, 100));
+        let mut cache = Cache::new("t");
+        let (result, trace) = drive(&mut pager, &service, &mut cache, 5.0);
+        prop_assert_eq!(result.unwrap(), Done::Prefetched { loaded: count, total: count as u64 });
+        prop_assert_eq!(trace.urls.len(), pages_needed(count, limit as usize, total));
+        let loaded: Vec<usize> = trace.progress.iter().map(|(loaded, _)| *loaded).collect();
+        let expected: Vec<usize> = (1..=trace.urls.len()).map(|page| (page * limit as usize).min(count)).collect();
+        prop_assert_eq!(&loaded, &expected);
+        // The list's total, or (without `meta.total`) what is loaded so far.
+        for (loaded, reported) in &trace.progress {
+            prop_assert_eq!(*reported, if total { count as u64 } else { *loaded as u64 });
+        }
+        prop_assert_eq!(complete_lists(&cache).len(), 1);
+        let mut query = Query::new();
+        query.limit(1000).unwrap();
+        let endpoint = Endpoint::Collection("posts".into());
+        let url = config().url(&endpoint, Some(&query)).unwrap();
+        let answer = cache.answer_list(&url, &endpoint, &query).unwrap();
+        let mut ids: Vec<String> = serde_json::from_str::<Value>(&answer.body).unwrap()["data"]
+            .as_array().unwrap().iter().map(|doc| meta(doc, "id").to_owned()).collect();
+        ids.sort();
+        let mut expected: Vec<String> = (1..=count).map(|i| i.to_string()).collect();
+        expected.sort();
+        prop_assert_eq!(ids, expected);
+    }
+
+    /// `pages` reads the count and total of pages answered from the cache
+    /// (which come without them) from their text: cached pages page as the
+    /// network's do.
+    #[test]
+    fn cached_pages_page_like_network_pages(count in 0usize..30, limit in 1u32..7, cached in prop::collection::vec(any::<bool>(), 12)) {
+        let service = Service::new(docs(count));
+        let mut pager = Pager::new(ListCall::Pages, args(Query::new(), limit, u64::MAX));
+        let config = config();
+        let mut seen = Vec::new();
+        loop {
+            match pager.step(&config).unwrap() {
+                Step::Fetch { request, via } => {
+                    prop_assert_eq!(via, Via::Policy);
+                    let body = service.get(&request.url);
+                    let mut page = if cached[seen.len() % cached.len()] {
+                        Response::cached(Answer { body, fetched_at: 1.0 }, false)
+                    } else {
+                        request.answer(body, KEY).unwrap()
+                    };
+                    prop_assert_eq!(pager.receive(None, &mut page, 0.0).unwrap(), None);
+                    let page: Value = serde_json::from_str(&page.body).unwrap();
+                    seen.extend(page["data"].as_array().unwrap().iter().map(|doc| meta(doc, "id").to_owned()));
+                }
+                Step::Done(done) => {
+                    prop_assert_eq!(done, Done::Pages);
+                    break;
+                }
+                Step::Write => panic!("pages writes nothing"),
+            }
+        }
+        let expected: Vec<String> = (1..=count).map(|i| i.to_string()).collect();
+        prop_assert_eq!(seen, expected);
+    }
+}
+
+#[test]
+fn a_finished_pager_is_done() {
+    let service = Service::new(docs(10));
+    let mut pager = Pager::new(ListCall::Pages, args(Query::new(), 3, u64::MAX));
+    let Step::Fetch { request, .. } = pager.step(&config()).unwrap() else {
+        panic!()
+    };
+    let mut page = request.answer(service.get(&request.url), KEY).unwrap();
+    pager.receive(None, &mut page, 0.0).unwrap();
+    pager.finish();
+    assert_eq!(pager.step(&config()).unwrap(), Step::Done(Done::Pages));
+}
+
+// ------------------------------------------------------------ refresh
+
+/// A document's `(id, revision)`.
+fn key(doc: &Value) -> (String, u64) {
+    (
+        meta(doc, "id").to_owned(),
+        doc["meta"]["revision"].as_u64().unwrap(),
+    )
+}
+
+fn list_keys(cache: &mut Cache) -> BTreeMap<String, u64> {
+    let mut query = Query::new();
+    query.limit(1000).unwrap();
+    let endpoint = Endpoint::Collection("posts".into());
+    let url = config().url(&endpoint, Some(&query)).unwrap();
+    let answer = cache.answer_list(&url, &endpoint, &query).unwrap();
+    serde_json::from_str::<Value>(&answer.body).unwrap()["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(key)
+        .collect()
+}
+
+/// A change to the service's list: `0` updated (a newer revision and
+/// `updatedAt`), `1` changed without moving `updatedAt`, `2` deleted,
+/// anything else unchanged.
+fn mutate(service: &mut Service, kinds: &[u8], added: usize) -> (usize, usize) {
+    let (mut changed, mut deleted) = (0, 0);
+    let mut kept = Vec::new();
+    for (doc, kind) in service.docs.drain(..).zip(kinds.iter().cycle()) {
+        let mut doc = doc;
+        match kind {
+            0 | 1 => {
+                let revision = doc["meta"]["revision"].as_u64().unwrap();
+                doc["meta"]["revision"] = json!(revision + 1);
+                doc["fields"]["title"] = json!("changed");
+                if *kind == 0 {
+                    doc["meta"]["updatedAt"] = json!("2024-03-01T00:00:00.000Z");
+                }
+                changed += 1;
+            }
+            2 => {
+                deleted += 1;
+                continue;
+            }
+            _ => {}
+        }
+        kept.push(doc);
+    }
+    for i in 0..added {
+        let mut doc = docs(1).remove(0);
+        doc["meta"]["id"] = json!(format!("{}", 1000 + i));
+        doc["meta"]["updatedAt"] = json!("2024-03-02T00:00:00.000Z");
+        kept.push(doc);
+        changed += 1;
+    }
+    service.docs = kept;
+    (changed, deleted)
+}
+
+proptest! {
+    #![proptest_config(harness::config(128))]
+
+    /// After random changes (updates, updates whose `updatedAt` did not
+    /// move, deletions, additions), a refresh brings the complete list to
+    /// exactly the service's documents and revisions, counts the changes,
+    /// and asks far less than a prefetch would.
+    #[test]
+    fn a_refresh_brings_a_prefetched_list_up_to_date(
+        count in 1usize..40,
+        limit in 1u32..12,
+        kinds in prop::collection::vec(0u8..6, 1..8),
+        added in 0usize..5,
+    ) {
+        let mut service = Service::new(docs(count));
+        let mut cache = Cache::new("t");
+        let mut prefetch = Pager::new(ListCall::Prefetch, args(Query::new(), limit, 100));
+        drive(&mut prefetch, &service, &mut cache, 10.0).0.unwrap();
+        let (changed, deleted) = mutate(&mut service, &kinds, added);
+        let lists = complete_lists(&cache);
+        prop_assert_eq!(lists.len(), 1);
+        // Read back from the cache's keys (as `refreshOnReconnect` does).
+        let (endpoint, query) = lists[0].clone();
+        prop_assert_eq!(
+            config().url(&endpoint, None).unwrap(),
+            "https://cms.example.com/v1/demo/collections/posts"
+        );
+        let mut refresh = Refresh::start(&cache, endpoint, query).unwrap();
+        let (result, trace) = drive(&mut refresh, &service, &mut cache, 20.0);
+        let total = service.docs.len();
+        prop_assert_eq!(result.unwrap(), Done::Refreshed { changed, deleted, total });
+        let expected: BTreeMap<String, u64> = service.docs.iter().map(key).collect();
+        prop_assert_eq!(list_keys(&mut cache), expected);
+        // The delta, one page of ids, and the silent changes by id.
+        prop_assert!(trace.urls.len() <= 2 + changed.div_ceil(40) + 1, "{:?}", trace.urls);
+        prop_assert!(trace.urls[0].contains("updatedAt%5D%5BgreaterThanOrEqual%5D"), "{}", trace.urls[0]);
+        prop_assert_eq!(trace.progress, vec![(total, total as u64)]);
+    }
+}
+
+#[test]
+fn refreshing_a_list_that_is_not_complete_is_not_cached() {
+    let cache = Cache::new("t");
+    let error =
+        Refresh::start(&cache, Endpoint::Collection("posts".into()), Query::new()).unwrap_err();
+    assert_eq!(error.code(), "not_cached");
+}
+
+// ------------------------------------------------------------ the course of a request
+
+fn answer() -> Answer {
+    Answer {
+        body: r#"{"data":[]}"#.into(),
+        fetched_at: 7.0,
+    }
+}
+
+fn network() -> Response {
+    let request = Request::new(&config(), Endpoint::Documents, Query::new(), Expect::List).unwrap();
+    request.answer(r#"{"data":[{"a":1}]}"#.into(), KEY).unwrap()
+}
+
+fn course(policy: Policy, cached: Cached, online: bool) -> Course {
+    let settings = Settings {
+        policy,
+        network_timeout_ms: Some(50),
+    };
+    let answer = (!matches!(cached, Cached::Nothing(_))).then(answer);
+    Course::new(settings, (cached, answer), online)
+}
+
+fn not_cached() -> Cached {
+    Cached::Nothing(Error::NotCached {
+        message: "nothing".into(),
+    })
+}
+
+fn down() -> Error {
+    Error::Network {
+        message: "down".into(),
+    }
+}
+
+#[test]
+fn a_course_answers_from_the_cache_or_the_network_as_the_policy_says() {
+    let fresh = || Cached::Fresh { age_ms: 1.0 };
+    let old = || Cached::Old { age_ms: 1e9 };
+    // cache-first with a fresh answer: the cache, not stale.
+    let mut c = course(Policy::CacheFirst, fresh(), true);
+    let Action::Answer {
+        response,
+        revalidate: false,
+    } = c.first()
+    else {
+        panic!()
+    };
+    let response = response.unwrap();
+    assert_eq!(
+        (response.source, response.stale, response.cached_at),
+        (Source::Cache, false, Some(7.0))
+    );
+    assert_eq!(response.body.as_str(), r#"{"data":[]}"#);
+    // stale-while-revalidate with an old answer: stale, and revalidated.
+    let mut c = course(Policy::StaleWhileRevalidate, old(), true);
+    let Action::Answer {
+        response,
+        revalidate: true,
+    } = c.first()
+    else {
+        panic!()
+    };
+    assert!(response.unwrap().stale);
+    // network-first with a cached answer: the network raced against
+    // networkTimeoutMs, network errors not retried.
+    let mut c = course(Policy::NetworkFirst, fresh(), true);
+    assert_eq!(
+        c.first(),
+        Action::Fetch {
+            retry_network: false,
+            race_ms: Some(50)
+        }
+    );
+    // ...the network answers: its answer.
+    assert_eq!(c.clone().after(Some(Ok(network()))).unwrap(), network());
+    // ...the network fails: the cache, stale.
+    let fallback = c.clone().after(Some(Err(down()))).unwrap();
+    assert_eq!((fallback.source, fallback.stale), (Source::Cache, true));
+    // ...a 404 is the answer, not the cache.
+    let missing = Error::Http {
+        status: 404,
+        message: None,
+    };
+    assert_eq!(c.clone().after(Some(Err(missing.clone()))), Err(missing));
+    // ...the race is lost: the cache, stale.
+    assert!(c.after(None).unwrap().stale);
+    // Nothing cached, online: the network, retried; a failure says why the
+    // cache could not answer either.
+    let mut c = course(Policy::NetworkFirst, not_cached(), true);
+    assert_eq!(
+        c.first(),
+        Action::Fetch {
+            retry_network: true,
+            race_ms: None
+        }
+    );
+    let error = c.after(Some(Err(down()))).unwrap_err();
+    assert_eq!(error.code(), "not_cached");
+    assert!(error.to_string().contains("down"), "{error}");
+    // cache-only with nothing: fails at once with not_cached.
+    let mut c = course(Policy::CacheOnly, not_cached(), true);
+    let Action::Fail(error) = c.first() else {
+        panic!()
+    };
+    assert_eq!(error.code(), "not_cached");
+    // Offline with an answer: the cache, stale, under network-first.
+    let mut c = course(Policy::NetworkFirst, fresh(), false);
+    let Action::Answer {
+        response,
+        revalidate: false,
+    } = c.first()
+    else {
+        panic!()
+    };
+    assert!(response.unwrap().stale);
+}
+
+proptest! {
+    #![proptest_config(harness::config(512))]
+
+    /// Whatever the policy, the cache and the network do, a course ends in
+    /// an answer or an error, never a panic; an answer from the cache is
+    /// the cache's, marked; a network answer is the network's.
+    #[test]
+    fn a_course_always_ends_with_the_right_source(
+        policy in prop::sample::select(vec![Policy::NetworkFirst, Policy::CacheFirst, Policy::StaleWhileRevalidate, Policy::CacheOnly]),
+        cached in 0u8..3,
+        online in any::<bool>(),
+        outcome in 0u8..4,
+    ) {
+        let cached = match cached {
+            0 => not_cached(),
+            1 => Cached::Fresh { age_ms: 1.0 },
+            _ => Cached::Old { age_ms: 1.0 },
+        };
+        let available = !matches!(cached, Cached::Nothing(_));
+        let mut c = course(policy, cached, online);
+        let result = match c.first() {
+            Action::Answer { response, .. } => response,
+            Action::Fetch { .. } => c.after(match outcome {
+                0 => Some(Ok(network())),
+                1 => Some(Err(down())),
+                2 => Some(Err(Error::Http { status: 400, message: None })),
+                _ => None,
+            }),
+            Action::Fail(error) => Err(error),
+        };
+        match result {
+            Ok(response) if response.source == Source::Cache => {
+                prop_assert!(available);
+                prop_assert_eq!(response.cached_at, Some(7.0));
+            }
+            Ok(response) => prop_assert_eq!(response, network()),
+            Err(error) => prop_assert!(
+                ["network", "http", "not_cached"].contains(&error.code()),
+                "{error}"
+            ),
+        }
+    }
+}
+
+// ------------------------------------------------------------ options
+
+/// A getter over a JSON-like options object (`Arg`s at paths).
+fn options_of<'a>(entries: &'a [(&'a str, Arg)]) -> impl Fn(&[&str]) -> Arg + 'a {
+    move |path: &[&str]| {
+        if path.is_empty() {
+            return Arg::Object;
+        }
+        let path = path.join(".");
+        let direct = entries.iter().find(|(key, _)| *key == path);
+        match direct {
+            Some((_, value)) => value.clone(),
+            // Below a value that is not an object: undefined.
+            None if entries
+                .iter()
+                .any(|(key, value)| path.starts_with(&format!("{key}.")) && !value.is_object()) =>
+            {
+                Arg::Undefined
+            }
+            None if entries
+                .iter()
+                .any(|(key, _)| key.starts_with(&format!("{path}."))) =>
+            {
+                Arg::Object
+            }
+            None => Arg::Undefined,
+        }
+    }
+}
+
+fn text(value: &str) -> Arg {
+    Arg::Text(value.into())
+}
+
+fn base() -> Vec<(&'static str, Arg)> {
+    vec![
+        ("baseUrl", text("https://cms.example.com/")),
+        ("repository", text("demo")),
+        ("apiKey", text(KEY)),
+    ]
+}
+
+fn read(extra: Vec<(&'static str, Arg)>, indexed_db: bool) -> Result<ClientOptions, Error> {
+    let mut entries = base();
+    entries.extend(extra);
+    let read = ClientOptions::read(&options_of(&entries), indexed_db);
+    read
+}
+
+#[test]
+fn client_options_have_defaults_and_checked_ranges() {
+    let options = read(vec![], false).unwrap();
+    assert_eq!(options.timeout_ms, 30_000);
+    assert_eq!(options.retry.retries, 3);
+    assert_eq!(options.cache, None);
+    assert!(!options.fetch && !options.on_cache_error);
+    assert_eq!(
+        options.storage_name(),
+        "content-repo:https://cms.example.com/v1/demo"
+    );
+    let options = read(
+        vec![
+            ("retries", Arg::Number(0.0)),
+            ("timeoutMs", Arg::Number(0.0)),
+            ("fetch", Arg::Function),
+        ],
+        false,
+    )
+    .unwrap();
+    assert_eq!((options.retry.retries, options.timeout_ms), (0, 0));
+    assert!(options.fetch);
+    for (entry, message) in [
+        (("retries", Arg::Number(101.0)), "invalid retries 101: expected an integer from 0 to 100"),
+        (("retries", Arg::Null), "invalid retries null: expected an integer from 0 to 100"),
+        (("retryDelayMs", Arg::Number(1.5)), "invalid retryDelayMs 1.5: expected an integer from 0 to 3600000"),
+        (("timeoutMs", text("5")), "invalid timeoutMs \"5\": expected an integer from 0 to 2147483647"),
+        (("fetch", Arg::Number(1.0)), "fetch must be a function, got 1"),
+        (("onCacheError", Arg::Object), "onCacheError must be a function, got an object"),
+        (("apiKey", Arg::Number(5.0)), "apiKey must be a string"),
+        (("baseUrl", Arg::Undefined), "baseUrl must be a string, got undefined"),
+        (("cache", text("memory")), "cache must be true or { storage?, policy?, maxAgeMs?, networkTimeoutMs?, maxBytes? }, got \"memory\""),
+        (("cache.policy", text("sometimes")), "invalid cache policy \"sometimes\": expected \"network-first\", \"cache-first\", \"stale-while-revalidate\" or \"cache-only\""),
+        (("cache.maxAgeMs", Arg::Number(-1.0)), "cache.maxAgeMs must be a number >= 0, got -1"),
+        (("cache.storage", text("disk")), "invalid cache storage \"disk\": expected \"indexeddb\", \"memory\" or an object with load(), write() and clear()"),
+        (("cache.storage", text("indexeddb")), "cache storage \"indexeddb\" needs IndexedDB, which this environment lacks"),
+    ] {
+        let mut entries = base();
+        entries.retain(|(key, _)| *key != entry.0);
+        entries.push(entry.clone());
+        let error = ClientOptions::read(&options_of(&entries), false)
+            .map(|_| panic!("{entry:?} was accepted"))
+            .unwrap_err();
+        assert_eq!((error.code(), error.to_string()), ("invalid_argument", message.to_owned()), "{entry:?}");
+    }
+    // The key is never quoted.
+    let mut entries = base();
+    entries[2].1 = text("bad\nkey");
+    let error = ClientOptions::read(&options_of(&entries), false).unwrap_err();
+    assert!(!error.to_string().contains("bad"), "{error}");
+}
+
+#[test]
+fn cache_options_read_storage_policy_and_bounds() {
+    let cache =
+        |extra: Vec<(&'static str, Arg)>, indexed_db: bool| read(extra, indexed_db).unwrap().cache;
+    assert_eq!(cache(vec![("cache", Arg::Bool(false))], true), None);
+    assert_eq!(cache(vec![("cache", Arg::Null)], true), None);
+    let default = cache(vec![("cache", Arg::Bool(true))], true).unwrap();
+    assert_eq!(default.storage, Storage::IndexedDb);
+    assert_eq!(default.settings.policy, Policy::NetworkFirst);
+    assert_eq!(
+        default.timeout_ms, 30_000,
+        "the client's timeout bounds storage calls"
+    );
+    assert_eq!(
+        cache(vec![("cache", Arg::Bool(true))], false)
+            .unwrap()
+            .storage,
+        Storage::Memory
+    );
+    let custom = cache(
+        vec![
+            ("cache.storage.load", Arg::Function),
+            ("cache.storage.write", Arg::Function),
+            ("cache.storage.clear", Arg::Function),
+            ("cache.policy", text("cache-only")),
+            ("cache.maxBytes", Arg::Number(1e30)),
+            ("cache.networkTimeoutMs", Arg::Number(12.9)),
+            ("cache.maxAgeMs", Arg::Number(5.0)),
+            ("cache.refreshOnReconnect", Arg::Number(1.0)),
+        ],
+        false,
+    )
+    .unwrap();
+    assert_eq!(
+        custom,
+        CacheOptions {
+            settings: Settings {
+                policy: Policy::CacheOnly,
+                network_timeout_ms: Some(12)
+            },
+            storage: Storage::Custom,
+            max_age_ms: Some(5.0),
+            max_bytes: Some(usize::MAX),
+            refresh_on_reconnect: true,
+            timeout_ms: 30_000,
+        }
+    );
+    assert_eq!(custom.storage.kind(), None);
+    assert_eq!(Storage::Memory.kind(), Some("memory"));
+    // An object without write() is not a storage.
+    let error = read(
+        vec![
+            ("cache.storage.load", Arg::Function),
+            ("cache.storage.clear", Arg::Function),
+        ],
+        false,
+    )
+    .unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .starts_with("invalid cache storage an object"),
+        "{error}"
+    );
+}
+
+#[test]
+fn endpoints_queries_and_signals_are_read() {
+    let endpoint = |entries: &[(&str, Arg)]| options::endpoint(&options_of(entries));
+    assert_eq!(
+        endpoint(&[("document", text("42"))]).unwrap(),
+        Endpoint::Document("42".into())
+    );
+    assert_eq!(
+        endpoint(&[("documents", Arg::Bool(true))]).unwrap(),
+        Endpoint::Documents
+    );
+    assert_eq!(
+        endpoint(&[("repository", Arg::Number(1.0))]).unwrap(),
+        Endpoint::Repository
+    );
+    assert_eq!(
+        endpoint(&[("collection", Arg::Number(1.0))])
+            .unwrap_err()
+            .to_string(),
+        "endpoint.collection must be a string, got 1"
+    );
+    assert_eq!(
+        endpoint(&[("alias", text(".."))]).unwrap_err().code(),
+        "invalid_argument"
+    );
+    assert!(endpoint(&[("x", Arg::Bool(true))])
+        .unwrap_err()
+        .to_string()
+        .starts_with("invalid endpoint an object"));
+    let raw = |value: Arg| {
+        options::endpoint(&move |path: &[&str]| match path {
+            [] => value.clone(),
+            _ => Arg::Undefined,
+        })
+    };
+    assert_eq!(
+        raw(text("collections/a b")).unwrap(),
+        Endpoint::Raw(vec!["collections".into(), "a b".into()])
+    );
+    assert_eq!(raw(Arg::Undefined).unwrap(), Endpoint::Repository);
+    assert_eq!(options::invalidated(&|_: &[&str]| Arg::Null).unwrap(), None);
+    assert_eq!(options::query(&Arg::Null).unwrap(), None);
+    assert_eq!(
+        options::query(&text("limit=5"))
+            .unwrap()
+            .unwrap()
+            .get_limit(),
+        Some(5)
+    );
+    assert_eq!(
+        options::query(&Arg::Number(5.0)).unwrap_err().to_string(),
+        "query must be a Query or a query string, got 5"
+    );
+    let signal = |entries: &[(&str, Arg)]| options::signal(&options_of(entries));
+    assert_eq!(signal(&[("signal", Arg::Signal)]), Ok(true));
+    assert_eq!(signal(&[]), Ok(false));
+    assert_eq!(
+        signal(&[("signal", Arg::Object)]).unwrap_err().to_string(),
+        "options.signal must be an AbortSignal, got an object"
+    );
+    assert_eq!(
+        options::signal(&|_: &[&str]| Arg::Number(3.0))
+            .unwrap_err()
+            .to_string(),
+        "request options must be an object { signal? }, got 3"
+    );
+}
+
+#[test]
+fn typed_requests_and_list_calls_are_read_in_order() {
+    let none = |_: &[&str]| Arg::Undefined;
+    let id = |value: Arg| {
+        move |path: &[&str]| {
+            if path.is_empty() {
+                value.clone()
+            } else {
+                Arg::Undefined
+            }
+        }
+    };
+    let request = options::request(
+        Target::Alias,
+        &id(text("home")),
+        &text("locale=de"),
+        &none,
+        &config(),
+    )
+    .unwrap();
+    assert_eq!(
+        request.url,
+        "https://cms.example.com/v1/demo/alias/home?locale=de"
+    );
+    assert_eq!(request.expect, Expect::Document);
+    // The id is checked before the query, the query before the options.
+    let error = options::request(
+        Target::Document,
+        &id(Arg::Null),
+        &Arg::Number(1.0),
+        &none,
+        &config(),
+    )
+    .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "the document id must be a string, got null"
+    );
+    let error =
+        options::request(Target::Asset, &id(text("..")), &Arg::Null, &none, &config()).unwrap_err();
+    assert_eq!(error.to_string(), "an asset id must not be \"..\"");
+    // List calls: pages and all default to 100 a page; prefetch needs a
+    // cache, keeps only the variant, pages of 1000.
+    let list = |call, endpoint: Arg, query: Arg, entries: &[(&str, Arg)], cached| {
+        options::list(call, &id(endpoint), &query, &options_of(entries), cached)
+    };
+    let pages = list(
+        ListCall::Pages,
+        text("documents"),
+        text("offset=5&locale=fr"),
+        &[],
+        false,
+    )
+    .unwrap();
+    assert_eq!((pages.limit, pages.max_pages), (100, u64::MAX));
+    let all = list(
+        ListCall::All,
+        text("documents"),
+        Arg::Undefined,
+        &[("maxPages", Arg::Number(3.0))],
+        false,
+    )
+    .unwrap();
+    assert_eq!(all.max_pages, 3);
+    assert_eq!(
+        list(
+            ListCall::All,
+            text("documents"),
+            Arg::Undefined,
+            &[("maxPages", Arg::Number(0.0))],
+            false
+        )
+        .unwrap_err()
+        .to_string(),
+        "invalid maxPages 0: expected an integer from 1 to 1000000"
+    );
+    assert_eq!(
+        list(ListCall::Pages, Arg::Undefined, Arg::Undefined, &[], false)
+            .unwrap_err()
+            .to_string(),
+        "pages, all and prefetch need a list endpoint (documents or a collection), got Repository"
+    );
+    assert_eq!(
+        list(
+            ListCall::Prefetch,
+            text("documents"),
+            Arg::Undefined,
+            &[],
+            false
+        )
+        .unwrap_err()
+        .to_string(),
+        "prefetch needs a client created with the `cache` option"
+    );
+    let prefetch = list(
+        ListCall::Prefetch,
+        text("documents"),
+        text("limit=5&locale=fr&fields=title"),
+        &[
+            ("onProgress", Arg::Function),
+            ("pageSize", Arg::Number(10.0)),
+        ],
+        true,
+    )
+    .unwrap();
+    assert_eq!(
+        (prefetch.limit, prefetch.max_pages, prefetch.progress),
+        (10, 200, true)
+    );
+    assert_eq!(prefetch.query.to_string(), "locale=fr");
+    assert_eq!(
+        list(
+            ListCall::Refresh,
+            text("documents"),
+            Arg::Undefined,
+            &[("onProgress", Arg::Number(1.0))],
+            true
+        )
+        .unwrap_err()
+        .to_string(),
+        "onProgress must be a function, got 1"
+    );
+}
+
+#[test]
+fn a_store_reads_its_query_once_and_checks_its_options() {
+    let mut last = options::LastQuery::default();
+    assert_eq!(last.read(&text("limit=2")).unwrap().get_limit(), Some(2));
+    assert_eq!(last.read(&text("limit=2")).unwrap().get_limit(), Some(2));
+    assert_eq!(last.read(&Arg::Undefined).unwrap(), &Query::new());
+    assert_eq!(
+        last.read(&text("limit=0")).unwrap_err().code(),
+        "invalid_argument"
+    );
+    assert_eq!(
+        options::content_type(&options_of(&[("contentType", text("post"))])).unwrap(),
+        Some("post".into())
+    );
+    assert_eq!(
+        options::content_type(&|_: &[&str]| text("x"))
+            .unwrap_err()
+            .to_string(),
+        "query options must be an object { contentType? }, got \"x\""
+    );
+}
+
+#[test]
+fn a_response_is_checked_and_what_the_cache_records_is_counted() {
+    let request = Request::new(&config(), Endpoint::Documents, Query::new(), Expect::List).unwrap();
+    let error = request.answer(format!("<p>{KEY}</p>"), KEY).unwrap_err();
+    assert_eq!(error.code(), "decode");
+    assert!(!error.to_string().contains(KEY));
+    let page = r#"{"data":[{"meta":{"id":"1","revision":2}}],"meta":{"total":1}}"#;
+    let mut cache = Cache::new("t");
+    let response = request.answer(page.into(), KEY).unwrap();
+    assert_eq!(response.facts, check(page, Expect::List, KEY).unwrap());
+    let (change, ids) = request.plan_record(&mut cache, &response, 1.0).unwrap();
+    assert_eq!(ids, Some(vec![b"1".to_vec()]));
+    cache.apply(change);
+    // A stale copy records nothing, and says so.
+    let stale = r#"{"data":[{"meta":{"id":"1","revision":1}}]}"#;
+    let response = request.answer(stale.into(), KEY).unwrap();
+    assert_eq!(
+        request.plan_record(&mut cache, &response, 2.0).unwrap().1,
+        None
+    );
+    // What the cache answers, and how fresh it is.
+    let (cached, found) = request.lookup(&mut cache, 11.0, Some(5.0));
+    assert_eq!(cached, Cached::Old { age_ms: 10.0 });
+    // One response held all of the list: it is complete, and answered so.
+    let found: Value = serde_json::from_str(&found.unwrap().body).unwrap();
+    assert_eq!(
+        found["data"],
+        json!([{ "meta": { "id": "1", "revision": 2 } }])
+    );
+    let (cached, _) = request.lookup(&mut cache, 3.0, None);
+    assert_eq!(cached, Cached::Fresh { age_ms: 2.0 });
+}
