@@ -45,6 +45,7 @@ use crate::num::u64_from_f64;
 use crate::query::selection::{Node, Parts};
 use crate::query::url::Endpoint;
 use crate::query::Query;
+use crate::sort::sorted;
 use crate::store::{Batch, DocumentStore};
 use crate::Selection;
 
@@ -568,9 +569,8 @@ impl Cache {
         let mut evicted: HashSet<*const String> = HashSet::new();
         if let Some(max) = max_bytes {
             let mut bytes = self.bytes;
-            let mut lists: Vec<(&(String, String), &List)> = self.lists.iter().collect();
-            lists.sort_by_key(|(_, list)| list.used);
-            for (key, _) in lists {
+            let lists: Vec<(&(String, String), &List)> = self.lists.iter().collect();
+            for (key, _) in sorted(lists, &mut |a, b| a.1.used.cmp(&b.1.used)) {
                 if bytes <= max {
                     break;
                 }
@@ -584,7 +584,7 @@ impl Cache {
                     }
                 }
             }
-            let mut rest: Vec<&Segment> = self
+            let rest: Vec<&Segment> = self
                 .segments
                 .values()
                 .filter(|segment| {
@@ -592,7 +592,7 @@ impl Cache {
                     !self.lists.contains_key(&key) || dropped.contains(&key)
                 })
                 .collect();
-            rest.sort_by(|a, b| {
+            let rest = sorted(rest, &mut |a, b| {
                 a.fetched_at
                     .total_cmp(&b.fetched_at)
                     .then(a.seq.cmp(&b.seq))
@@ -694,7 +694,7 @@ impl Cache {
                 stale.push(key);
             }
         }
-        segments.sort_by(|a, b| {
+        let segments = sorted(segments, &mut |a, b| {
             a.1.fetched_at
                 .total_cmp(&b.1.fetched_at)
                 .then(a.1.seq.cmp(&b.1.seq))
@@ -762,9 +762,8 @@ impl Cache {
 
     /// The complete lists: `(variant, endpoint)` keys, for refreshing them.
     pub fn complete_lists(&self) -> Vec<(String, String)> {
-        let mut keys: Vec<(String, String)> = self.lists.keys().cloned().collect();
-        keys.sort();
-        keys
+        let keys: Vec<(String, String)> = self.lists.keys().cloned().collect();
+        sorted(keys, &mut |a, b| a.cmp(b))
     }
 
     /// Marks every cached answer (for `endpoint`, or all) as of `now` old:

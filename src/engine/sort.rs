@@ -175,7 +175,7 @@ pub fn order_rows(
     first: Option<usize>,
 ) -> Vec<usize> {
     let mut order: Vec<usize> = (0..rows.len()).collect();
-    let compare = |a: &usize, b: &usize| {
+    let mut compare = |a: &usize, b: &usize| {
         match (rows.get(*a), rows.get(*b)) {
             (Some(x), Some(y)) => compare_rows(x, y, directions),
             _ => Ordering::Equal,
@@ -183,13 +183,8 @@ pub fn order_rows(
         .then(a.cmp(b))
     };
     match first {
-        Some(0) => order.clear(),
-        Some(count) if count < order.len() => {
-            order.select_nth_unstable_by(count - 1, compare);
-            order.truncate(count);
-            order.sort_unstable_by(compare);
-        }
-        _ => order.sort_unstable_by(compare),
+        Some(count) => crate::sort::select_first(&mut order, count, &mut compare),
+        None => crate::sort::sort_by(&mut order, &mut compare),
     }
     order
 }
