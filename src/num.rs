@@ -18,3 +18,212 @@ pub(crate) fn u64_from_f64(value: f64) -> u64 {
 pub(crate) fn u32_from_usize(value: usize) -> u32 {
     u32::try_from(value).unwrap_or(u32::MAX)
 }
+
+/// `value` as `Display` writes an `f64` (`format!("{value}")`): the
+/// shortest digits that read back as `value`, never with an exponent
+/// (`1e21` is `1000000000000000000000`, `1e-7` is `0.0000001`), `-0`,
+/// `NaN`, `inf`, `-inf`.
+///
+/// The digits come from the platform: on wasm32 from JavaScript's
+/// `Number.prototype.toString` (the same shortest digits, nearest to the
+/// value, as Rust's), so that the module carries no float formatting of its
+/// own (about 20 KB).
+pub(crate) fn write_f64(out: &mut String, value: f64) {
+    if value.is_nan() {
+        out.push_str("NaN");
+        return;
+    }
+    if value.is_sign_negative() {
+        out.push('-');
+    }
+    if value.is_infinite() {
+        out.push_str("inf");
+    } else if value == 0.0 {
+        out.push('0');
+    } else {
+        write_plain(out, &shortest(value.abs()));
+    }
+}
+
+/// The shortest digits of a finite `value`, as JavaScript's `String(value)`
+/// (`123.5`, `1.5e-7`, `1e+21`).
+#[cfg(target_arch = "wasm32")]
+fn shortest(value: f64) -> String {
+    js_sys::Number::from(value)
+        .to_string(10)
+        .map(String::from)
+        .unwrap_or_default()
+}
+
+/// The shortest digits of a finite `value`, as `{:e}` writes them
+/// (`1.5e-7`, `1e21`).
+#[cfg(not(target_arch = "wasm32"))]
+fn shortest(value: f64) -> String {
+    format!("{value:e}")
+}
+
+/// Writes the non-negative number `text` (digits, an optional fraction and
+/// an optional exponent: `123.5`, `1.5e-7`, `1e+21`, `1e21`) without an
+/// exponent, as `Display` writes an `f64` with those digits.
+fn write_plain(out: &mut String, text: &str) {
+    let (mantissa, exponent) = match text.split_once(['e', 'E']) {
+        Some((mantissa, exponent)) => (
+            mantissa,
+            exponent.trim_start_matches('+').parse::<i32>().unwrap_or(0),
+        ),
+        None => (text, 0),
+    };
+    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let mut digits: Vec<u8> = whole.bytes().chain(fraction.bytes()).collect();
+    // The value is 0.<digits> times 10^point.
+    let mut point = i32::try_from(whole.len())
+        .unwrap_or(i32::MAX)
+        .saturating_add(exponent);
+    let leading = digits.iter().take_while(|digit| **digit == b'0').count();
+    digits.drain(..leading);
+    point = point.saturating_sub(i32::try_from(leading).unwrap_or(i32::MAX));
+    while digits.last() == Some(&b'0') {
+        digits.pop();
+    }
+    if digits.is_empty() {
+        out.push('0');
+        return;
+    }
+    let zeros = |out: &mut String, count: i32| {
+        for _ in 0..count {
+            out.push('0');
+        }
+    };
+    let length = i32::try_from(digits.len()).unwrap_or(i32::MAX);
+    let (whole, fraction) = digits.split_at(usize::try_from(point.clamp(0, length)).unwrap_or(0));
+    if whole.is_empty() {
+        out.push_str("0.");
+        zeros(out, -point);
+    }
+    out.push_str(&String::from_utf8_lossy(whole));
+    zeros(out, point - length);
+    if !fraction.is_empty() {
+        if !whole.is_empty() {
+            out.push('.');
+        }
+        out.push_str(&String::from_utf8_lossy(fraction));
+    }
+}
+
+/// The JSON number `text` as `str::parse::<f64>` reads it (the nearest
+/// `f64`; beyond the largest, infinite).
+///
+/// On wasm32, JavaScript's `parseFloat` (also the nearest `f64`), so that
+/// the module carries no float parsing of its own (about 15 KB, tables
+/// included).
+#[cfg(target_arch = "wasm32")]
+pub(crate) fn parse_f64(text: &str) -> f64 {
+    js_sys::parse_float(text)
+}
+
+/// The JSON number `text` as `str::parse::<f64>` reads it (the nearest
+/// `f64`; beyond the largest, infinite).
+#[cfg(not(target_arch = "wasm32"))]
+pub(crate) fn parse_f64(text: &str) -> f64 {
+    text.parse().unwrap_or(f64::NAN)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn display(value: f64) -> String {
+        let mut out = String::new();
+        write_f64(&mut out, value);
+        out
+    }
+
+    /// A fixed pseudo-random sequence of `f64` bit patterns (xorshift).
+    fn values(count: usize) -> Vec<f64> {
+        let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+        (0..count)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                f64::from_bits(state)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn writes_as_display() {
+        let edges = [
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            0.1,
+            0.5,
+            1.5e-7,
+            1e-7,
+            1e-6,
+            123.456,
+            1e21,
+            1e20,
+            1.5e21,
+            9_007_199_254_740_993.0,
+            1_700_000_000_000.0,
+            f64::MAX,
+            f64::MIN_POSITIVE,
+            5e-324,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+        ];
+        for value in edges.into_iter().chain(values(20_000)) {
+            assert_eq!(display(value), format!("{value}"), "{value:e}");
+        }
+        for exponent in -330..330 {
+            for mantissa in [1.0, 1.5, 9.99, 123.0] {
+                let value = mantissa * 10f64.powi(exponent);
+                assert_eq!(display(value), format!("{value}"), "{value:e}");
+            }
+        }
+    }
+
+    #[test]
+    fn writes_the_digits_of_javascript_without_exponent() {
+        for (text, plain) in [
+            ("123.5", "123.5"),
+            ("0.000001", "0.000001"),
+            ("1.5e-7", "0.00000015"),
+            ("1e+21", "1000000000000000000000"),
+            ("1.25e+22", "12500000000000000000000"),
+            ("100", "100"),
+            ("0.5", "0.5"),
+        ] {
+            let mut out = String::new();
+            write_plain(&mut out, text);
+            assert_eq!(out, plain, "{text}");
+        }
+    }
+
+    #[test]
+    fn parses_as_str_parse() {
+        for value in values(20_000) {
+            let text = format!("{value}");
+            if value.is_finite() {
+                assert_eq!(parse_f64(&text).to_bits(), value.to_bits(), "{text}");
+                let text = format!("{value:e}");
+                assert_eq!(parse_f64(&text).to_bits(), value.to_bits(), "{text}");
+            }
+        }
+        for text in [
+            "1e400",
+            "-1e400",
+            "1e-400",
+            "-0",
+            "0.30000000000000004",
+            "9007199254740993",
+        ] {
+            let expected: f64 = text.parse().unwrap();
+            assert_eq!(parse_f64(text).to_bits(), expected.to_bits(), "{text}");
+        }
+    }
+}

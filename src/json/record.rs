@@ -88,7 +88,7 @@ impl Writer {
     pub fn number(&mut self, name: &str, value: f64) -> &mut Self {
         self.name(name);
         if value.is_finite() {
-            let _ = write!(self.out, "{value}");
+            crate::num::write_f64(&mut self.out, value);
         } else {
             self.out.push('0');
         }
@@ -171,10 +171,11 @@ impl<'a> Record<'a> {
     /// A number field.
     pub fn number(&self, name: &str) -> Option<f64> {
         let raw = self.raw(name)?;
-        if raw.starts_with('"') {
+        // A JSON number starts so (the text is valid JSON).
+        if !matches!(raw.as_bytes().first(), Some(b'-' | b'0'..=b'9')) {
             return None;
         }
-        raw.parse().ok()
+        Some(crate::num::parse_f64(raw))
     }
 
     /// An array of strings.

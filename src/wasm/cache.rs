@@ -243,8 +243,11 @@ impl OfflineCache {
         let pairs = Array::from(&property(&read, "pairs"));
         let bad = property(&read, "bad").as_f64().unwrap_or(0.0);
         if bad > 0.0 {
+            let mut message = String::from("skipped ");
+            crate::num::write_f64(&mut message, bad);
+            message.push_str(" cache entries that are not [key, text] pairs");
             self.report(Error::Decode {
-                message: format!("skipped {bad} cache entries that are not [key, text] pairs"),
+                message,
                 excerpt: String::new(),
             });
         }

@@ -17,7 +17,9 @@ pub(crate) fn describe(value: &JsValue) -> String {
         let short: String = text.chars().take(40).collect();
         format!("{short:?}")
     } else if let Some(number) = value.as_f64() {
-        format!("{number}")
+        let mut text = String::new();
+        crate::num::write_f64(&mut text, number);
+        text
     } else if let Some(flag) = value.as_bool() {
         format!("{flag}")
     } else if value.is_array() {

@@ -352,7 +352,12 @@ fn read_head(response: &JsValue) -> Result<Head, String> {
         .filter(|status| status.fract() == 0.0 && (100.0..=599.0).contains(status))
         .and_then(|status| u16::try_from(u64_from_f64(status)).ok())
         .ok_or_else(|| match status.as_f64() {
-            Some(number) => format!("the response's status is {number}, not an HTTP status"),
+            Some(number) => {
+                let mut message = String::from("the response's status is ");
+                crate::num::write_f64(&mut message, number);
+                message.push_str(", not an HTTP status");
+                message
+            }
             None => format!("the response's status is {}, not a number", kind(&status)),
         })?;
     let headers = field(response, "headers").unwrap_or(JsValue::UNDEFINED);

@@ -242,11 +242,11 @@ impl JsQuery {
         } else if let Some(flag) = raw.as_bool() {
             flag.to_string()
         } else if let Some(number) = raw.as_f64().filter(|number| number.is_finite()) {
+            // (`toString(10)` never throws.)
             js_sys::Number::from(number)
                 .to_string_with_radix(10)
-                .ok()
-                .and_then(|text| text.as_string())
-                .unwrap_or_else(|| number.to_string())
+                .map(String::from)
+                .unwrap_or_default()
         } else {
             return Err(Error::invalid_argument(format!(
                 "filter value must be a string, a finite number or a boolean, got {}",
