@@ -50,7 +50,7 @@ pub(crate) fn write_f64(out: &mut String, value: f64) {
 #[cfg(target_arch = "wasm32")]
 fn shortest(value: f64) -> String {
     js_sys::Number::from(value)
-        .to_string(10)
+        .to_string_with_radix(10)
         .map(String::from)
         .unwrap_or_default()
 }
