@@ -142,17 +142,14 @@ impl<'a> KeyReader<'a> {
     /// The sort keys, in the order of the keys, from what [`Self::probe`]
     /// found in a document of `bytes`.
     pub(crate) fn keys(&self, bytes: &[u8], found: &Probe) -> Result<Vec<SortKey>, Syntax> {
-        self.places
-            .iter()
-            .map(
-                |(scope, position, id)| match found.value(*scope, *position) {
-                    Some(value) => {
-                        Ok(sort_key_at(bytes, value.start, *id)?.map(Vec::into_boxed_slice))
-                    }
-                    None => Ok(None),
-                },
-            )
-            .collect()
+        let mut keys = Vec::with_capacity(self.places.len());
+        for (scope, position, id) in &self.places {
+            keys.push(match found.value(*scope, *position) {
+                Some(value) => sort_key_at(bytes, value.start, *id)?.map(Vec::into_boxed_slice),
+                None => None,
+            });
+        }
+        Ok(keys)
     }
 }
 
@@ -261,23 +258,22 @@ pub fn read_value_rows(text: &str, ids: &[bool]) -> Result<Vec<Vec<SortKey>>> {
     let Shape::Array(rows) = frame(text).map_err(|error| invalid_json(&error))? else {
         return Err(Error::invalid_argument("the sort keys could not be read"));
     };
-    rows.into_iter()
-        .map(|row| {
-            let values = match bytes.get(row.start) {
-                Some(b'[') => row_values(bytes, row.start).map_err(|error| invalid_json(&error))?,
-                _ => return Err(Error::invalid_argument("the sort keys could not be read")),
-            };
-            values
-                .into_iter()
-                .zip(ids)
-                .map(|(start, id)| {
-                    sort_key_at(bytes, start, *id)
-                        .map(|key| key.map(Vec::into_boxed_slice))
-                        .map_err(|error| invalid_json(&error))
-                })
-                .collect()
-        })
-        .collect()
+    // Loops rather than nested `collect`s into `Result`: the same first
+    // error, without an iterator adapter per level in the module.
+    let mut out = Vec::with_capacity(rows.len());
+    for row in rows {
+        let values = match bytes.get(row.start) {
+            Some(b'[') => row_values(bytes, row.start).map_err(|error| invalid_json(&error))?,
+            _ => return Err(Error::invalid_argument("the sort keys could not be read")),
+        };
+        let mut keys = Vec::with_capacity(values.len().min(ids.len()));
+        for (start, id) in values.into_iter().zip(ids) {
+            let key = sort_key_at(bytes, start, *id).map_err(|error| invalid_json(&error))?;
+            keys.push(key.map(Vec::into_boxed_slice));
+        }
+        out.push(keys);
+    }
+    Ok(out)
 }
 
 /// The start of each element of the (valid) array at `start`.
