@@ -1129,12 +1129,14 @@ fn read_ids(raw: &str) -> Option<Vec<Vec<u8>>> {
     };
     let bytes = raw.as_bytes();
     let mut scratch = Vec::new();
-    items
-        .into_iter()
-        .map(|range| match bytes.get(range.start) {
+    // Loops rather than collect()s into Option (smaller in the module).
+    let mut ids = Vec::with_capacity(items.len());
+    for range in items {
+        let id = match bytes.get(range.start) {
             Some(b'"') => json::string_at(bytes, range.start, &mut scratch)
-                .ok()
-                .map(|(text, _)| text.to_vec()),
+                .ok()?
+                .0
+                .to_vec(),
             Some(b'[') => {
                 let inner = raw.get(range)?;
                 let crate::engine::list::Shape::Array(numbers) =
@@ -1142,14 +1144,17 @@ fn read_ids(raw: &str) -> Option<Vec<Vec<u8>>> {
                 else {
                     return None;
                 };
-                numbers
-                    .into_iter()
-                    .map(|number| inner.get(number)?.parse::<u8>().ok())
-                    .collect()
+                let mut id = Vec::with_capacity(numbers.len());
+                for number in numbers {
+                    id.push(inner.get(number)?.parse::<u8>().ok()?);
+                }
+                id
             }
-            _ => None,
-        })
-        .collect()
+            _ => return None,
+        };
+        ids.push(id);
+    }
+    Some(ids)
 }
 
 /// `meta.updatedAt` of a document's text, decoded.
@@ -1196,10 +1201,11 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 fn unhex(text: &str) -> Option<Vec<u8>> {
-    (0..text.len())
-        .step_by(2)
-        .map(|at| u8::from_str_radix(text.get(at..at + 2)?, 16).ok())
-        .collect()
+    let mut bytes = Vec::with_capacity(text.len() / 2);
+    for at in (0..text.len()).step_by(2) {
+        bytes.push(u8::from_str_radix(text.get(at..at + 2)?, 16).ok()?);
+    }
+    Some(bytes)
 }
 
 fn write_tombstones(tombstones: &Tombstones) -> String {
