@@ -66,47 +66,37 @@ fn shortest(value: f64) -> String {
 /// an optional exponent: `123.5`, `1.5e-7`, `1e+21`, `1e21`) without an
 /// exponent, as `Display` writes an `f64` with those digits.
 fn write_plain(out: &mut String, text: &str) {
-    let (mantissa, exponent) = match text.split_once(['e', 'E']) {
-        Some((mantissa, exponent)) => (
-            mantissa,
-            exponent.trim_start_matches('+').parse::<i32>().unwrap_or(0),
-        ),
-        None => (text, 0),
-    };
-    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
-    let mut digits: Vec<u8> = whole.bytes().chain(fraction.bytes()).collect();
-    // The value is 0.<digits> times 10^point.
-    let mut point = i32::try_from(whole.len())
-        .unwrap_or(i32::MAX)
-        .saturating_add(exponent);
-    let leading = digits.iter().take_while(|digit| **digit == b'0').count();
-    digits.drain(..leading);
-    point = point.saturating_sub(i32::try_from(leading).unwrap_or(i32::MAX));
-    while digits.last() == Some(&b'0') {
-        digits.pop();
-    }
+    let (mantissa, exponent) = text.split_once(['e', 'E']).unwrap_or((text, "0"));
+    let exponent: i32 = exponent.trim_start_matches('+').parse().unwrap_or(0);
+    let whole = mantissa.find('.').unwrap_or(mantissa.len());
+    // The digits without the point, leading and trailing zeros: the value
+    // is 0.<digits> times 10^point.
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let significant = digits.trim_start_matches('0');
+    let leading = digits.len() - significant.len();
+    let digits = significant.trim_end_matches('0');
     if digits.is_empty() {
         out.push('0');
         return;
     }
-    let zeros = |out: &mut String, count: i32| {
-        for _ in 0..count {
-            out.push('0');
-        }
-    };
-    let length = i32::try_from(digits.len()).unwrap_or(i32::MAX);
-    let (whole, fraction) = digits.split_at(usize::try_from(point.clamp(0, length)).unwrap_or(0));
-    if whole.is_empty() {
+    let length = |count: usize| i64::try_from(count).unwrap_or(i64::MAX);
+    let point = i64::from(exponent) + length(whole) - length(leading);
+    if point <= 0 {
         out.push_str("0.");
-        zeros(out, -point);
     }
-    out.push_str(&String::from_utf8_lossy(whole));
-    zeros(out, point - length);
-    if !fraction.is_empty() {
-        if !whole.is_empty() {
+    for _ in point..0 {
+        out.push('0');
+    }
+    let mut at = 0;
+    for digit in digits.chars() {
+        if at == point && at > 0 {
             out.push('.');
         }
-        out.push_str(&String::from_utf8_lossy(fraction));
+        out.push(digit);
+        at += 1;
+    }
+    for _ in at..point {
+        out.push('0');
     }
 }
 
