@@ -843,12 +843,14 @@ impl Cache {
         swept: &[Swept],
     ) -> Vec<Vec<u8>> {
         let variant = variant_key(query);
-        let coming: HashSet<Vec<u8>> = fetched.ids().into_iter().collect();
+        // Sets of borrowed ids (`&[u8]`), as in plan_refresh: one set type.
+        let fetched = fetched.ids();
+        let coming: HashSet<&[u8]> = fetched.iter().map(Vec::as_slice).collect();
         let store = self.variants.get(&variant);
         swept
             .iter()
             .filter(|(id, revision)| {
-                if coming.contains(id) {
+                if coming.contains(id.as_slice()) {
                     return false;
                 }
                 match store.and_then(|store| store.revision_of(id)) {
@@ -879,7 +881,7 @@ impl Cache {
         })?;
         let store = self.variants.get(&key.0);
         // Changed: new, or a newer revision than cached before the refresh.
-        let mut changed: HashSet<Vec<u8>> = HashSet::new();
+        let mut changed: HashSet<&[u8]> = HashSet::new();
         for (_, _, batch) in &changes.segments {
             if let Some(batch) = batch {
                 for (id, revision) in batch.revisions() {
@@ -888,11 +890,12 @@ impl Cache {
                         Some(stored) => stored < revision,
                     };
                     if newer {
-                        changed.insert(id.to_vec());
+                        changed.insert(id);
                     }
                 }
             }
         }
+        let changed = changed.len();
         let listed: HashSet<&[u8]> = swept.iter().map(|(id, _)| id.as_slice()).collect();
         let deleted: Vec<Rc<[u8]>> = list
             .members
@@ -918,7 +921,7 @@ impl Cache {
             changes.tombstones.push((key.0.clone(), tombstones));
             changes.removed.push((key.0.clone(), deleted.clone()));
         }
-        Ok((changes, (changed.len(), deleted.len(), total)))
+        Ok((changes, (changed, deleted.len(), total)))
     }
 
     fn touch(&mut self, key: &(String, String)) {
