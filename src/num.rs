@@ -3,6 +3,8 @@
 //! narrowing goes through `try_from`, and the one float-to-integer `as` of
 //! the crate is here, where its saturation is the documented result.
 
+use std::fmt::Write as _;
+
 /// `value` rounded toward zero, saturating: NaN and anything below 0 give 0,
 /// anything above `u64::MAX` gives `u64::MAX`.
 #[allow(
@@ -36,14 +38,20 @@ pub(crate) fn write_f64(out: &mut String, value: f64) {
     if value.is_sign_negative() {
         out.push('-');
     }
+    let magnitude = value.abs();
     if value.is_infinite() {
         out.push_str("inf");
-    } else if value == 0.0 {
-        out.push('0');
+    } else if magnitude.fract() == 0.0 && magnitude < EXACT {
+        // A whole number below 2^53 (a time, a count): its digits are its
+        // integer's, written here (no call out, as most numbers are these).
+        let _ = write!(out, "{}", u64_from_f64(magnitude));
     } else {
-        write_plain(out, &shortest(value.abs()));
+        write_plain(out, &shortest(magnitude));
     }
 }
+
+/// 2^53: every whole number below it is an `f64` exactly.
+const EXACT: f64 = 9_007_199_254_740_992.0;
 
 /// The shortest digits of a finite `value`, as JavaScript's `String(value)`
 /// (`123.5`, `1.5e-7`, `1e+21`).
@@ -106,15 +114,32 @@ fn write_plain(out: &mut String, text: &str) {
 /// On wasm32, JavaScript's `parseFloat` (also the nearest `f64`), so that
 /// the module carries no float parsing of its own (about 15 KB, tables
 /// included).
-#[cfg(target_arch = "wasm32")]
 pub(crate) fn parse_f64(text: &str) -> f64 {
+    // An integer of at most 15 digits (below 2^53: exact) is read here.
+    let (negative, digits) = match text.strip_prefix('-') {
+        Some(digits) => (true, digits),
+        None => (false, text),
+    };
+    if (1..=15).contains(&digits.len()) && digits.bytes().all(|byte| byte.is_ascii_digit()) {
+        if let Ok(whole) = digits.parse::<u64>() {
+            #[allow(
+                clippy::cast_precision_loss,
+                reason = "below 10^15 < 2^53, every integer is an f64 exactly"
+            )]
+            let whole = whole as f64;
+            return if negative { -whole } else { whole };
+        }
+    }
+    parse_other(text)
+}
+
+#[cfg(target_arch = "wasm32")]
+fn parse_other(text: &str) -> f64 {
     js_sys::parse_float(text)
 }
 
-/// The JSON number `text` as `str::parse::<f64>` reads it (the nearest
-/// `f64`; beyond the largest, infinite).
 #[cfg(not(target_arch = "wasm32"))]
-pub(crate) fn parse_f64(text: &str) -> f64 {
+fn parse_other(text: &str) -> f64 {
     text.parse().unwrap_or(f64::NAN)
 }
 

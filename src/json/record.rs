@@ -7,12 +7,12 @@
 //! use content_repo::json::record::{Record, Writer};
 //!
 //! let mut writer = Writer::new();
-//! writer.string("url", "a\"b").number("at", 1.5).strings("ids", ["1", "2"]);
+//! writer.string("url", "a\"b").number("at", 1_700_000_000_000.0).strings("ids", ["1", "2"]);
 //! let text = writer.finish();
-//! assert_eq!(text, r#"{"url":"a\"b","at":1.5,"ids":["1","2"]}"#);
+//! assert_eq!(text, r#"{"url":"a\"b","at":1700000000000,"ids":["1","2"]}"#);
 //! let record = Record::parse(&text).unwrap();
 //! assert_eq!(record.string("url").as_deref(), Some("a\"b"));
-//! assert_eq!(record.number("at"), Some(1.5));
+//! assert_eq!(record.number("at"), Some(1_700_000_000_000.0));
 //! assert_eq!(record.strings("ids"), Some(vec!["1".to_owned(), "2".to_owned()]));
 //! ```
 
