@@ -13,10 +13,10 @@ import { entrySizes, importsOf, moduleGraph } from "../../scripts/size.mjs";
  * The budget; lower it when the package shrinks, raise it only
  * deliberately, with a reason in the commit. The target of issue 11 is
  * 100 KiB (scripts/size.mjs BUDGET_BYTES); the package is not there yet
- * (166.9 KiB, 170,940 bytes, at the commit that set this): this budget is what it
+ * (167.1 KiB, 171,122 bytes, at the commit that set this): this budget is what it
  * measured, rounded up to the next KiB, plus 2 KiB.
  */
-const BUDGET_GZIP_BYTES = 169 * 1024;
+const BUDGET_GZIP_BYTES = 170 * 1024;
 
 const pkg = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "pkg");
 
