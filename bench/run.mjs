@@ -372,6 +372,29 @@ async function runBrowser(o) {
 
 // ---------------------------------------------------------------------------------
 
+/**
+ * The size of what the "." entry downloads in a browser (issue 11: module +
+ * JavaScript, gzipped, against the 100 KiB budget), per file, and the
+ * module's bytes by Rust module when twiggy is installed (for pkg/ only:
+ * the profile reads the last cargo build). Written to bench-size.json. A
+ * failure here is reported and the benchmark goes on.
+ */
+async function reportSize(o) {
+  try {
+    const { entrySizes, profile, formatSizes } = await import("../scripts/size.mjs");
+    if (!fs.existsSync(path.join(o.pkg, "web/content_repo_bg.wasm"))) {
+      console.log(`\n== size: skipped (${path.relative(ROOT, o.pkg) || o.pkg}/web not built)`);
+      return;
+    }
+    const sizes = entrySizes(o.pkg);
+    const prof = o.pkg === path.join(ROOT, "pkg") ? profile() : { available: false, reason: "--pkg: the profile reads the last cargo build of this checkout" };
+    console.log("\n" + formatSizes(sizes, prof));
+    console.log(`wrote ${writeResults("size", { sizes, profile: prof }, o.results)}`);
+  } catch (err) {
+    console.log(`\n== size: not measured (${err.message})`);
+  }
+}
+
 async function main() {
   const o = parseArgs(process.argv.slice(2));
   if (o.serve) {
@@ -380,6 +403,7 @@ async function main() {
     return;
   }
   const t0 = Date.now();
+  await reportSize(o);
   let failed = false;
   // an offline figure that could not be measured fails the run (exit 1), after both environments
   const offlineFailed = (r) => (r && r.offlineDetails ? r.offlineDetails.some((d) => d.error) : false);

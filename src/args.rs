@@ -86,7 +86,11 @@ pub fn describe(value: &Arg) -> String {
             let short: String = text.chars().take(40).collect();
             format!("{short:?}")
         }
-        Arg::Number(number) => format!("{number}"),
+        Arg::Number(number) => {
+            let mut text = String::new();
+            crate::num::write_f64(&mut text, *number);
+            text
+        }
         Arg::Bool(flag) => format!("{flag}"),
         Arg::Array(_) => "an array".into(),
         Arg::Function => "a function".into(),

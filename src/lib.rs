@@ -33,6 +33,7 @@ pub mod http;
 pub mod json;
 mod num;
 pub mod query;
+mod sort;
 pub mod store;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;

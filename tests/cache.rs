@@ -710,3 +710,52 @@ fn expecting_a_query_before_loading_changes_no_answer() {
             .map_err(|e| e.code())
     );
 }
+
+/// The records' numbers are written as `Display` writes an `f64` and read
+/// back as the same `f64`, on both targets (on wasm32 the digits come from
+/// JavaScript's `Number.prototype.toString` and the reading from
+/// `parseFloat`: `num::write_f64`, `num::parse_f64`).
+#[test]
+fn record_numbers_are_written_as_display_and_read_back_exactly() {
+    use content_repo::json::record::{Record, Writer};
+    let mut values = vec![
+        0.0,
+        -0.0,
+        1.0,
+        0.1,
+        0.5,
+        1e-7,
+        1.5e-7,
+        1e-6,
+        123.456,
+        1e20,
+        1e21,
+        1.5e21,
+        1_700_000_000_000.0,
+        1_700_000_000_000.5,
+        9_007_199_254_740_993.0,
+        f64::MAX,
+        f64::MIN_POSITIVE,
+        5e-324,
+    ];
+    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+    for _ in 0..5000 {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        values.push(f64::from_bits(state));
+    }
+    for exponent in -325..310 {
+        values.push(1.25 * 10f64.powi(exponent));
+    }
+    for value in values.into_iter().filter(|value| value.is_finite()) {
+        for value in [value, -value] {
+            let mut writer = Writer::new();
+            writer.number("n", value);
+            let text = writer.finish();
+            assert_eq!(text, format!("{{\"n\":{value}}}"), "{value:e}");
+            let read = Record::parse(&text).unwrap().number("n").unwrap();
+            assert_eq!(read.to_bits(), value.to_bits(), "{text}");
+        }
+    }
+}

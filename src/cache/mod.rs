@@ -45,6 +45,7 @@ use crate::num::u64_from_f64;
 use crate::query::selection::{Node, Parts};
 use crate::query::url::Endpoint;
 use crate::query::Query;
+use crate::sort::sorted;
 use crate::store::{Batch, DocumentStore};
 use crate::Selection;
 
@@ -638,9 +639,8 @@ impl Cache {
         let mut evicted: HashSet<*const String> = HashSet::new();
         if let Some(max) = max_bytes {
             let mut bytes = self.bytes;
-            let mut lists: Vec<(&(String, String), &List)> = self.lists.iter().collect();
-            lists.sort_by_key(|(_, list)| list.used);
-            for (key, _) in lists {
+            let lists: Vec<(&(String, String), &List)> = self.lists.iter().collect();
+            for (key, _) in sorted(lists, &mut |a, b| a.1.used.cmp(&b.1.used)) {
                 if bytes <= max {
                     break;
                 }
@@ -654,7 +654,7 @@ impl Cache {
                     }
                 }
             }
-            let mut rest: Vec<&Segment> = self
+            let rest: Vec<&Segment> = self
                 .segments
                 .values()
                 .filter(|segment| {
@@ -662,7 +662,7 @@ impl Cache {
                     !self.lists.contains_key(&key) || dropped.contains(&key)
                 })
                 .collect();
-            rest.sort_by(|a, b| {
+            let rest = sorted(rest, &mut |a, b| {
                 a.fetched_at
                     .total_cmp(&b.fetched_at)
                     .then(a.seq.cmp(&b.seq))
@@ -793,7 +793,7 @@ impl Cache {
                 stale.push(key);
             }
         }
-        segments.sort_by(|a, b| {
+        let segments = sorted(segments, &mut |a, b| {
             a.1.fetched_at
                 .total_cmp(&b.1.fetched_at)
                 .then(a.1.seq.cmp(&b.1.seq))
@@ -861,9 +861,8 @@ impl Cache {
 
     /// The complete lists: `(variant, endpoint)` keys, for refreshing them.
     pub fn complete_lists(&self) -> Vec<(String, String)> {
-        let mut keys: Vec<(String, String)> = self.lists.keys().cloned().collect();
-        keys.sort();
-        keys
+        let keys: Vec<(String, String)> = self.lists.keys().cloned().collect();
+        sorted(keys, &mut |a, b| a.cmp(b))
     }
 
     /// Marks every cached answer (for `endpoint`, or all) as of `now` old:
@@ -943,12 +942,14 @@ impl Cache {
         swept: &[Swept],
     ) -> Vec<Vec<u8>> {
         let variant = variant_key(query);
-        let coming: HashSet<Vec<u8>> = fetched.ids().into_iter().collect();
+        // Sets of borrowed ids (`&[u8]`), as in plan_refresh: one set type.
+        let fetched = fetched.ids();
+        let coming: HashSet<&[u8]> = fetched.iter().map(Vec::as_slice).collect();
         let store = self.variants.get(&variant);
         swept
             .iter()
             .filter(|(id, revision)| {
-                if coming.contains(id) {
+                if coming.contains(id.as_slice()) {
                     return false;
                 }
                 match store.and_then(|store| store.revision_of(id)) {
@@ -979,7 +980,7 @@ impl Cache {
         })?;
         let store = self.variants.get(&key.0);
         // Changed: new, or a newer revision than cached before the refresh.
-        let mut changed: HashSet<Vec<u8>> = HashSet::new();
+        let mut changed: HashSet<&[u8]> = HashSet::new();
         for (_, _, batch) in &changes.segments {
             if let Some(batch) = batch {
                 for (id, revision) in batch.revisions() {
@@ -988,11 +989,12 @@ impl Cache {
                         Some(stored) => stored < revision,
                     };
                     if newer {
-                        changed.insert(id.to_vec());
+                        changed.insert(id);
                     }
                 }
             }
         }
+        let changed = changed.len();
         let listed: HashSet<&[u8]> = swept.iter().map(|(id, _)| id.as_slice()).collect();
         let deleted: Vec<Rc<[u8]>> = list
             .members
@@ -1018,7 +1020,7 @@ impl Cache {
             changes.tombstones.push((key.0.clone(), tombstones));
             changes.removed.push((key.0.clone(), deleted.clone()));
         }
-        Ok((changes, (changed.len(), deleted.len(), total)))
+        Ok((changes, (changed, deleted.len(), total)))
     }
 
     fn touch(&mut self, key: &(String, String)) {
@@ -1240,12 +1242,14 @@ fn read_ids(raw: &str) -> Option<Vec<Vec<u8>>> {
     };
     let bytes = raw.as_bytes();
     let mut scratch = Vec::new();
-    items
-        .into_iter()
-        .map(|range| match bytes.get(range.start) {
+    // Loops rather than collect()s into Option (smaller in the module).
+    let mut ids = Vec::with_capacity(items.len());
+    for range in items {
+        let id = match bytes.get(range.start) {
             Some(b'"') => json::string_at(bytes, range.start, &mut scratch)
-                .ok()
-                .map(|(text, _)| text.to_vec()),
+                .ok()?
+                .0
+                .to_vec(),
             Some(b'[') => {
                 let inner = raw.get(range)?;
                 let crate::engine::list::Shape::Array(numbers) =
@@ -1253,14 +1257,17 @@ fn read_ids(raw: &str) -> Option<Vec<Vec<u8>>> {
                 else {
                     return None;
                 };
-                numbers
-                    .into_iter()
-                    .map(|number| inner.get(number)?.parse::<u8>().ok())
-                    .collect()
+                let mut id = Vec::with_capacity(numbers.len());
+                for number in numbers {
+                    id.push(inner.get(number)?.parse::<u8>().ok()?);
+                }
+                id
             }
-            _ => None,
-        })
-        .collect()
+            _ => return None,
+        };
+        ids.push(id);
+    }
+    Some(ids)
 }
 
 /// `meta.updatedAt` of a document's text, decoded.
@@ -1307,10 +1314,11 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 fn unhex(text: &str) -> Option<Vec<u8>> {
-    (0..text.len())
-        .step_by(2)
-        .map(|at| u8::from_str_radix(text.get(at..at + 2)?, 16).ok())
-        .collect()
+    let mut bytes = Vec::with_capacity(text.len() / 2);
+    for at in (0..text.len()).step_by(2) {
+        bytes.push(u8::from_str_radix(text.get(at..at + 2)?, 16).ok()?);
+    }
+    Some(bytes)
 }
 
 fn write_tombstones(tombstones: &Tombstones) -> String {

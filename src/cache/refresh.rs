@@ -87,22 +87,23 @@ pub fn sweep_query(query: &Query, offset: u64) -> Result<Query> {
 
 /// Requests for the documents `ids`, [`IDS_PER_REQUEST`] at a time.
 pub fn fetch_queries(query: &Query, ids: &[Vec<u8>]) -> Result<Vec<Query>> {
-    ids.chunks(IDS_PER_REQUEST)
-        .map(|chunk| {
-            let mut out = variant(query)?;
-            out.limit(PAGE)?;
-            for id in chunk {
-                out.filter(Filter::new(
-                    "meta.id",
-                    "equal",
-                    String::from_utf8_lossy(id),
-                    Join::Or,
-                    "*",
-                )?);
-            }
-            Ok(out)
-        })
-        .collect()
+    // A loop rather than a collect() into Result (smaller in the module).
+    let mut queries = Vec::new();
+    for chunk in ids.chunks(IDS_PER_REQUEST) {
+        let mut out = variant(query)?;
+        out.limit(PAGE)?;
+        for id in chunk {
+            out.filter(Filter::new(
+                "meta.id",
+                "equal",
+                String::from_utf8_lossy(id),
+                Join::Or,
+                "*",
+            )?);
+        }
+        queries.push(out);
+    }
+    Ok(queries)
 }
 
 /// The complete lists of `cache`, as the endpoint and variant query to

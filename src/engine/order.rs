@@ -233,7 +233,7 @@ fn entry<'a>(object: &'a Object, name: &[u8]) -> Option<(usize, &'a [u8])> {
 }
 
 /// The key of a finished object: richtext, location, or entries by key.
-fn finish_object(mut object: Object) -> Vec<u8> {
+fn finish_object(object: Object) -> Vec<u8> {
     let plain = entry(&object, b"plain")
         .and_then(|(position, _)| object.strings.get(position).cloned().flatten());
     let mut out = Vec::new();
@@ -252,9 +252,9 @@ fn finish_object(mut object: Object) -> Vec<u8> {
         }
     }
     // Entries by key; of a repeated key, the last (stable sort, last kept).
-    object.entries.sort_by(|a, b| a.0.cmp(&b.0));
+    let entries = crate::sort::sorted(object.entries, &mut |a, b| a.0.cmp(&b.0));
     out.push(rank::OBJECT);
-    let mut entries = object.entries.into_iter().peekable();
+    let mut entries = entries.into_iter().peekable();
     while let Some((key, value)) = entries.next() {
         if entries.peek().is_some_and(|next| next.0 == key) {
             continue;

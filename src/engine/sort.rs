@@ -153,17 +153,14 @@ impl<'a> KeyReader<'a> {
     /// The sort keys, in the order of the keys, from what [`Self::probe`]
     /// found in a document of `bytes`.
     pub(crate) fn keys(&self, bytes: &[u8], found: &Probe) -> Result<Vec<SortKey>, Syntax> {
-        self.places
-            .iter()
-            .map(
-                |(scope, position, id)| match found.value(*scope, *position) {
-                    Some(value) => {
-                        Ok(sort_key_at(bytes, value.start, *id)?.map(Vec::into_boxed_slice))
-                    }
-                    None => Ok(None),
-                },
-            )
-            .collect()
+        let mut keys = Vec::with_capacity(self.places.len());
+        for (scope, position, id) in &self.places {
+            keys.push(match found.value(*scope, *position) {
+                Some(value) => sort_key_at(bytes, value.start, *id)?.map(Vec::into_boxed_slice),
+                None => None,
+            });
+        }
+        Ok(keys)
     }
 }
 
@@ -186,7 +183,7 @@ pub fn order_rows(
     first: Option<usize>,
 ) -> Vec<usize> {
     let mut order: Vec<usize> = (0..rows.len()).collect();
-    let compare = |a: &usize, b: &usize| {
+    let mut compare = |a: &usize, b: &usize| {
         match (rows.get(*a), rows.get(*b)) {
             (Some(x), Some(y)) => compare_rows(x, y, directions),
             _ => Ordering::Equal,
@@ -194,13 +191,8 @@ pub fn order_rows(
         .then(a.cmp(b))
     };
     match first {
-        Some(0) => order.clear(),
-        Some(count) if count < order.len() => {
-            order.select_nth_unstable_by(count - 1, compare);
-            order.truncate(count);
-            order.sort_unstable_by(compare);
-        }
-        _ => order.sort_unstable_by(compare),
+        Some(count) => crate::sort::select_first(&mut order, count, &mut compare),
+        None => crate::sort::sort_by(&mut order, &mut compare),
     }
     order
 }
@@ -277,23 +269,22 @@ pub fn read_value_rows(text: &str, ids: &[bool]) -> Result<Vec<Vec<SortKey>>> {
     let Shape::Array(rows) = frame(text).map_err(|error| invalid_json(&error))? else {
         return Err(Error::invalid_argument("the sort keys could not be read"));
     };
-    rows.into_iter()
-        .map(|row| {
-            let values = match bytes.get(row.start) {
-                Some(b'[') => row_values(bytes, row.start).map_err(|error| invalid_json(&error))?,
-                _ => return Err(Error::invalid_argument("the sort keys could not be read")),
-            };
-            values
-                .into_iter()
-                .zip(ids)
-                .map(|(start, id)| {
-                    sort_key_at(bytes, start, *id)
-                        .map(|key| key.map(Vec::into_boxed_slice))
-                        .map_err(|error| invalid_json(&error))
-                })
-                .collect()
-        })
-        .collect()
+    // Loops rather than nested `collect`s into `Result`: the same first
+    // error, without an iterator adapter per level in the module.
+    let mut out = Vec::with_capacity(rows.len());
+    for row in rows {
+        let values = match bytes.get(row.start) {
+            Some(b'[') => row_values(bytes, row.start).map_err(|error| invalid_json(&error))?,
+            _ => return Err(Error::invalid_argument("the sort keys could not be read")),
+        };
+        let mut keys = Vec::with_capacity(values.len().min(ids.len()));
+        for (start, id) in values.into_iter().zip(ids) {
+            let key = sort_key_at(bytes, start, *id).map_err(|error| invalid_json(&error))?;
+            keys.push(key.map(Vec::into_boxed_slice));
+        }
+        out.push(keys);
+    }
+    Ok(out)
 }
 
 /// The start of each element of the (valid) array at `start`.

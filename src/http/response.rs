@@ -141,7 +141,7 @@ fn occurrences(text: &[u8], units: &[Unit]) -> Vec<(usize, usize)> {
             for &at in &here {
                 unit.ends(text, at, &mut next);
             }
-            next.sort_unstable();
+            crate::sort::sort_by(&mut next, &mut |a, b| a.cmp(b));
             next.dedup();
             std::mem::swap(&mut here, &mut next);
             if here.is_empty() {

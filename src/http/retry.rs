@@ -118,18 +118,26 @@ const MONTHS: [&str; 12] = [
 
 /// Days from 1970-01-01 to the given civil date (proleptic Gregorian).
 ///
-/// Defined for every input without overflow: the arithmetic is done in
+/// Defined for every input without overflow: the last sum is done in
 /// `i128` and the result saturates at the ends of `i64` (a month outside
 /// 1..=12 or a day outside the month is counted on, as `mktime` would).
 pub fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
-    let year = i128::from(year) - i128::from(month <= 2);
-    let era = year.div_euclid(400);
-    let year_of_era = year - era * 400;
-    let month = i128::from(month);
+    // The year counted from March (January and February belong to the year
+    // before), as 400-year eras and the year within its era. Divisions are
+    // in `i64` (an `i128` division would link a kilobyte of code).
+    let (mut era, mut year_of_era) = (year.div_euclid(400), year.rem_euclid(400));
+    if month <= 2 {
+        year_of_era -= 1;
+        if year_of_era < 0 {
+            year_of_era += 400;
+            era -= 1;
+        }
+    }
+    let month = i64::from(month);
     let day_of_year =
-        (153 * (if month > 2 { month - 3 } else { month + 9 }) + 2) / 5 + i128::from(day) - 1;
+        (153 * (if month > 2 { month - 3 } else { month + 9 }) + 2) / 5 + i64::from(day) - 1;
     let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
-    let days = era * 146_097 + day_of_era - 719_468;
+    let days = i128::from(era) * 146_097 + i128::from(day_of_era) - 719_468;
     i64::try_from(days).unwrap_or(if days < 0 { i64::MIN } else { i64::MAX })
 }
 
@@ -194,4 +202,46 @@ fn two_digits(text: &str) -> Option<u32> {
         return None;
     }
     text.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::days_from_civil;
+
+    /// The same count with every step in `i128`.
+    fn reference(year: i64, month: u32, day: u32) -> i64 {
+        let year = i128::from(year) - i128::from(month <= 2);
+        let era = year.div_euclid(400);
+        let year_of_era = year - era * 400;
+        let month = i128::from(month);
+        let day_of_year =
+            (153 * (if month > 2 { month - 3 } else { month + 9 }) + 2) / 5 + i128::from(day) - 1;
+        let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+        let days = era * 146_097 + day_of_era - 719_468;
+        i64::try_from(days).unwrap_or(if days < 0 { i64::MIN } else { i64::MAX })
+    }
+
+    #[test]
+    fn civil_days_as_in_i128() {
+        let mut years = vec![
+            i64::MIN,
+            i64::MIN + 1,
+            i64::MIN + 399,
+            i64::MAX - 1,
+            i64::MAX,
+        ];
+        years.extend(-2401..2401);
+        years.extend((-50..50).map(|k| k * 63_113_904_000_000_007));
+        for year in years {
+            for month in [0, 1, 2, 3, 7, 12, 13, 400, u32::MAX - 9, u32::MAX] {
+                for day in [0, 1, 29, 31, 1000, u32::MAX] {
+                    assert_eq!(
+                        days_from_civil(year, month, day),
+                        reference(year, month, day),
+                        "{year}-{month}-{day}"
+                    );
+                }
+            }
+        }
+    }
 }

@@ -7,12 +7,12 @@
 //! use content_repo::json::record::{Record, Writer};
 //!
 //! let mut writer = Writer::new();
-//! writer.string("url", "a\"b").number("at", 1.5).strings("ids", ["1", "2"]);
+//! writer.string("url", "a\"b").number("at", 1_700_000_000_000.0).strings("ids", ["1", "2"]);
 //! let text = writer.finish();
-//! assert_eq!(text, r#"{"url":"a\"b","at":1.5,"ids":["1","2"]}"#);
+//! assert_eq!(text, r#"{"url":"a\"b","at":1700000000000,"ids":["1","2"]}"#);
 //! let record = Record::parse(&text).unwrap();
 //! assert_eq!(record.string("url").as_deref(), Some("a\"b"));
-//! assert_eq!(record.number("at"), Some(1.5));
+//! assert_eq!(record.number("at"), Some(1_700_000_000_000.0));
 //! assert_eq!(record.strings("ids"), Some(vec!["1".to_owned(), "2".to_owned()]));
 //! ```
 
@@ -88,7 +88,7 @@ impl Writer {
     pub fn number(&mut self, name: &str, value: f64) -> &mut Self {
         self.name(name);
         if value.is_finite() {
-            let _ = write!(self.out, "{value}");
+            crate::num::write_f64(&mut self.out, value);
         } else {
             self.out.push('0');
         }
@@ -171,10 +171,11 @@ impl<'a> Record<'a> {
     /// A number field.
     pub fn number(&self, name: &str) -> Option<f64> {
         let raw = self.raw(name)?;
-        if raw.starts_with('"') {
+        // A JSON number starts so (the text is valid JSON).
+        if !matches!(raw.as_bytes().first(), Some(b'-' | b'0'..=b'9')) {
             return None;
         }
-        raw.parse().ok()
+        Some(crate::num::parse_f64(raw))
     }
 
     /// An array of strings.

@@ -187,7 +187,8 @@ pub fn number_text(number: f64) -> String {
     }
     let sign = if number < 0.0 { "-" } else { "" };
     // `Display` writes the shortest digits that read back, in plain notation.
-    let plain = number.abs().to_string();
+    let mut plain = String::new();
+    crate::num::write_f64(&mut plain, number.abs());
     let (whole, fraction) = plain.split_once('.').unwrap_or((&plain, ""));
     let all = format!("{whole}{fraction}");
     let significant = all.trim_start_matches('0');

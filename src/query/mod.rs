@@ -27,6 +27,7 @@ pub mod url;
 use std::fmt;
 
 use crate::error::{Error, Result};
+use crate::sort::take_sorted;
 use selection::Selection;
 use sort::{is_field_name, Direction, FieldKey, Sort};
 
@@ -592,12 +593,9 @@ impl Query {
         if !include_fields.is_empty() {
             query.include_fields(&include_fields)?;
         }
-        include_tags.sort_by_key(|(index, _)| *index);
-        query.include_tags(include_tags.into_iter().map(|(_, tag)| tag).collect())?;
-        exclude_tags.sort_by_key(|(index, _)| *index);
-        query.exclude_tags(exclude_tags.into_iter().map(|(_, tag)| tag).collect())?;
-        filters.sort_by_key(|(index, _)| *index);
-        for (_, filter) in filters {
+        query.include_tags(take_sorted(include_tags))?;
+        query.exclude_tags(take_sorted(exclude_tags))?;
+        for filter in take_sorted(filters) {
             query.filter(filter);
         }
         Ok(query)

@@ -42,10 +42,10 @@ impl Endpoint {
         if text.is_empty() {
             return Ok(Endpoint::Repository);
         }
-        let segments = text
-            .split('/')
-            .map(|segment| check_segment(segment, "an endpoint segment").map(str::to_owned))
-            .collect::<Result<Vec<_>>>()?;
+        let mut segments = Vec::new();
+        for segment in text.split('/') {
+            segments.push(check_segment(segment, "an endpoint segment")?.to_owned());
+        }
         Ok(Endpoint::Raw(segments))
     }
 

@@ -56,6 +56,7 @@ use crate::num::u32_from_usize;
 use crate::query::selection::Selection;
 use crate::query::sort::{Direction, FieldKey, Sort};
 use crate::query::Query;
+use crate::sort::{sort_by, sorted};
 
 /// How many sort indexes a store keeps (least recently used dropped first).
 pub const MAX_INDEXES: usize = 8;
@@ -667,7 +668,7 @@ impl DocumentStore {
         if changed.is_empty() || self.indexes.is_empty() {
             return;
         }
-        changed.sort_unstable();
+        sort_by(&mut changed, &mut |a, b| a.cmp(b));
         changed.dedup();
         let mut touched = vec![false; self.slots.len()];
         for slot in &changed {
@@ -678,13 +679,13 @@ impl DocumentStore {
         let mut indexes = std::mem::take(&mut self.indexes);
         for index in &mut indexes {
             let keys = self.key_columns(&index.keys);
-            let compare = |a: &u32, b: &u32| self.compare_slots(&keys, *a, *b);
+            let mut compare = |a: &u32, b: &u32| self.compare_slots(&keys, *a, *b);
             let mut fresh: Vec<u32> = changed
                 .iter()
                 .copied()
                 .filter(|slot| self.is_live(*slot))
                 .collect();
-            fresh.sort_unstable_by(compare);
+            sort_by(&mut fresh, &mut compare);
             let mut old = std::mem::take(&mut index.order);
             if fresh.len() * 16 < old.len() {
                 // A few changes: drop them, then binary-search each back in
@@ -795,7 +796,7 @@ impl DocumentStore {
             }
             None
         };
-        order.sort_unstable_by(|a, b| {
+        sort_by(&mut order, &mut |a, b| {
             by_prefix(*a, *b).unwrap_or_else(|| self.compare_slots(&columns, *a, *b))
         });
         self.indexes.push(Index {
@@ -997,9 +998,8 @@ impl DocumentStore {
     /// The ids in the store's stable order (insertion order); an id holding
     /// a lone surrogate shows it as U+FFFD.
     pub fn ids(&self) -> Vec<String> {
-        let mut slots: Vec<&Slot> = self.slots.iter().flatten().collect();
-        slots.sort_by_key(|stored| stored.seq);
-        slots
+        let slots: Vec<&Slot> = self.slots.iter().flatten().collect();
+        sorted(slots, &mut |a, b| a.seq.cmp(&b.seq))
             .iter()
             .map(|stored| String::from_utf8_lossy(&stored.id).into_owned())
             .collect()

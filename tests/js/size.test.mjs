@@ -1,17 +1,53 @@
-// The size budget of the module users download (gzipped, as served).
+// The size budget of what a browser downloads for the package's "." entry
+// (issue 11): the module plus every JavaScript file that pkg/web/index.js
+// loads, each gzipped (-9) as a server sends it. scripts/size.mjs follows
+// the imports; `node scripts/size.mjs` prints the same figures.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { gzipSync } from "node:zlib";
+import { join, dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import { entrySizes, importsOf, moduleGraph } from "../../scripts/size.mjs";
 
-/** The budget; raise it deliberately, with a reason in the commit. */
-const BUDGET_GZIP_BYTES = 200 * 1024;
+/**
+ * The budget; lower it when the package shrinks, raise it only
+ * deliberately, with a reason in the commit. The target of issue 11 is
+ * 100 KiB (scripts/size.mjs BUDGET_BYTES); the package is not there yet
+ * (167.1 KiB, 171,122 bytes, when the budget was first set; 173.1 KiB,
+ * 177,276 bytes, once the sans-IO client core and the reload work were merged
+ * with it): this budget is what it measured, rounded up to the next KiB, plus
+ * 2 KiB.
+ */
+const BUDGET_GZIP_BYTES = 176 * 1024;
 
-test(`pkg/web/content_repo_bg.wasm stays within ${BUDGET_GZIP_BYTES} bytes gzipped`, () => {
-  const wasm = readFileSync(new URL("../../pkg/web/content_repo_bg.wasm", import.meta.url));
-  const gzipped = gzipSync(wasm, { level: 9 }).length;
-  console.log(`wasm: ${wasm.length} bytes raw, ${gzipped} bytes gzipped (budget ${BUDGET_GZIP_BYTES})`);
-  assert.ok(gzipped <= BUDGET_GZIP_BYTES, `${gzipped} bytes gzipped is over the budget`);
-  const node = readFileSync(new URL("../../pkg/node/content_repo_bg.wasm", import.meta.url));
-  assert.equal(node.length, wasm.length, "one module for both builds");
+const pkg = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "pkg");
+
+test("the import scan reads written and minified modules", () => {
+  const written = `import { a } from "./a.js";\nexport { b } from './b.js';\nimport * as c from "./c.js"\nimport "./d.js";\n// import { e } from "./no.js";\n/* export * from "./no.js" */\nconst f = await import("./f.js");`;
+  assert.deepEqual(importsOf(written).sort(), ["./a.js", "./b.js", "./c.js", "./d.js", "./f.js"]);
+  const minified = `import{a}from"./a.js";export{b}from"./b.js";import*as c from"./c.js";import"./d.js";const s="https://x";`;
+  assert.deepEqual(importsOf(minified).sort(), ["./a.js", "./b.js", "./c.js", "./d.js"]);
+});
+
+test(`the "." entry in a browser (module + JavaScript) stays within ${BUDGET_GZIP_BYTES} bytes gzipped`, () => {
+  const sizes = entrySizes(pkg);
+  const files = sizes.js.map((file) => file.file);
+  // The graph is complete: every .js of pkg/web is in it but the "./slim"
+  // entry, and it holds the entry, the guard, the glue and the snippets.
+  assert.deepEqual(sizes.unreached, [], "a .js file of pkg/web that the import scan does not reach");
+  for (const file of ["index.js", "api.js", "content_repo.js"]) assert.ok(files.includes(file), `${file} in ${files}`);
+  assert.ok(files.filter((file) => file.startsWith("snippets/")).length >= 4, files.join());
+  // slim.js loads a subset of it (no .wasm URL, the same api.js).
+  const slim = moduleGraph(join(pkg, "web/slim.js")).map((file) => file.slice(join(pkg, "web/").length));
+  assert.deepEqual(slim.filter((file) => !files.includes(file)), ["slim.js"]);
+  for (const file of sizes.js) console.log(`${file.file}: ${file.raw} bytes raw, ${file.gzip} gzipped`);
+  console.log(`content_repo_bg.wasm: ${sizes.wasm.raw} bytes raw, ${sizes.wasm.gzip} gzipped`);
+  console.log(`total: ${sizes.total} bytes gzipped (JavaScript ${sizes.jsGzip}); budget ${BUDGET_GZIP_BYTES}, issue 11's target ${sizes.budget}`);
+  assert.ok(sizes.total <= BUDGET_GZIP_BYTES, `${sizes.total} bytes gzipped is over the budget of ${BUDGET_GZIP_BYTES}`);
+});
+
+test("one module for both builds", () => {
+  const web = readFileSync(join(pkg, "web/content_repo_bg.wasm"));
+  const node = readFileSync(join(pkg, "node/content_repo_bg.wasm"));
+  assert.ok(web.equals(node), "pkg/node and pkg/web ship the same module");
 });
