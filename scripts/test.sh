@@ -48,7 +48,10 @@ wasm_tests() {
   local attempt
   "${wasm_test[@]}" --test node --test web --no-run || return 1
   for attempt in 1 2 3; do
-    if timeout --kill-after=5 60 "${wasm_test[@]}" --test node --test web; then
+    # stdin from /dev/null: with an inherited stdin that is a pipe, the
+    # runner's chromedriver session hung here before loading the module
+    # (every time, on this machine); with /dev/null it starts at once.
+    if timeout --kill-after=5 60 "${wasm_test[@]}" --test node --test web </dev/null; then
       return 0
     fi
     printf '[test] wasm-bindgen-test attempt %s failed\n' "$attempt"
@@ -71,7 +74,7 @@ wasm_core_tests() {
     [ "$file" = node ] || [ "$file" = web ] || targets+=(--test "$file")
   done
   "${wasm_test[@]}" "${targets[@]}" --no-run || return 1
-  WASM_BINDGEN_TEST_ONLY_NODE=1 timeout --kill-after=5 240 "${wasm_test[@]}" "${targets[@]}" || return 1
+  WASM_BINDGEN_TEST_ONLY_NODE=1 timeout --kill-after=5 240 "${wasm_test[@]}" "${targets[@]}" </dev/null || return 1
   CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER="node $PWD/scripts/wasm-doctest.mjs" \
     timeout --kill-after=5 240 "${wasm_test[@]}" --doc
 }
