@@ -21,23 +21,14 @@ before(async () => {
   page.on("pageerror", (error) => console.error("page error:", error));
   await page.goto(`${site.url}/blank.html`);
   await page.evaluate(async ({ baseUrl, apiKey }) => {
-    const base = baseUrl.replace(/\/$/, "");
-    const call = async (path, body) => {
-      const response = await fetch(base + path, body === undefined ? {} : { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
-      if (!response.ok) throw new Error(`${path}: ${response.status}`);
-      return response.json();
-    };
+    const { fixtureControl } = await import("/tests/js/fixture-control.mjs");
     window.sdk = await import("/pkg/web/index.js");
     await window.sdk.ready();
     window.cases = (await import("/tests/js/client-cases.mjs")).cases;
     window.env = {
       baseUrl,
       apiKey,
-      control: {
-        script: (script) => call("/__fixture/script", script),
-        requests: () => call("/__fixture/requests"),
-        reset: () => call("/__fixture/reset", {}),
-      },
+      control: fixtureControl(baseUrl),
     };
   }, { baseUrl: api.url, apiKey });
 });

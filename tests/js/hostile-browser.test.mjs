@@ -25,22 +25,13 @@ before(async () => {
   page.on("pageerror", (error) => pageErrors.push(String(error && error.stack || error)));
   await page.goto(`${site.url}/blank.html`);
   await page.evaluate(async ({ baseUrl, apiKey }) => {
-    const base = baseUrl.replace(/\/$/, "");
-    const call = async (path, body) => {
-      const response = await fetch(base + path, body === undefined ? {} : { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
-      if (!response.ok) throw new Error(`${path}: ${response.status}`);
-      return response.json();
-    };
+    const { fixtureControl } = await import("/tests/js/fixture-control.mjs");
     window.sdk = await import("/pkg/web/index.js");
     window.cases = { ...(await import("/tests/js/hostile-cases.mjs")).cases, ...(await import("/tests/js/data-cases.mjs")).dataCases };
     window.env = {
       baseUrl,
       apiKey,
-      control: {
-        script: (script) => call("/__fixture/script", script),
-        requests: () => call("/__fixture/requests"),
-        reset: () => call("/__fixture/reset", {}),
-      },
+      control: fixtureControl(baseUrl),
       watchUncaught() {
         const seen = [];
         const onError = (event) => seen.push(event.error ?? event.message);

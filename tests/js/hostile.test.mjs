@@ -4,6 +4,7 @@
 import { test, before, after, beforeEach } from "node:test";
 import assert from "node:assert/strict";
 import { startServer } from "../../www/server.mjs";
+import { fixtureControl } from "./fixture-control.mjs";
 import { cases as hostile } from "./hostile-cases.mjs";
 import { dataCases } from "./data-cases.mjs";
 
@@ -16,23 +17,10 @@ let env;
 
 before(async () => {
   server = await startServer({ port: 0, apiKey, control: true });
-  const call = async (path, body) => {
-    const response = await fetch(`${server.url.replace(/\/$/, "")}${path}`, body === undefined ? {} : {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify(body),
-    });
-    assert.ok(response.ok, `${path}: ${response.status}`);
-    return response.json();
-  };
   env = {
     baseUrl: server.url,
     apiKey,
-    control: {
-      script: (script) => call("/__fixture/script", script),
-      requests: () => call("/__fixture/requests"),
-      reset: () => call("/__fixture/reset", {}),
-    },
+    control: fixtureControl(server.url),
     watchUncaught() {
       const seen = [];
       const record = (error) => seen.push(error);
