@@ -26,7 +26,7 @@
 use std::ops::Range;
 
 use super::list::{frame, Entry, Shape};
-use super::select::{write_document, write_includes, Plan};
+use super::select::{write_includes, write_valid_document, Plan};
 use super::sort::{
     effective_keys, invalid_json, list_parts, not_a_document, order_rows, read_rows,
 };
@@ -74,19 +74,19 @@ fn slice(text: &str, range: Range<usize>) -> &str {
 
 /// The text of the document at `position` of a list's `documents`
 /// (ranges of `text`); `invalid_argument` when it is not an object.
-fn document<'t>(text: &'t str, documents: &[Range<usize>], position: usize) -> Result<&'t str> {
+fn document<'t>(text: &'t str, documents: &[Range<usize>], position: usize) -> Result<&'t [u8]> {
     let range = documents.get(position).cloned().unwrap_or(0..0);
     if text.as_bytes().get(range.start) != Some(&b'{') {
         return Err(not_a_document(position));
     }
-    Ok(slice(text, range))
+    Ok(text.as_bytes().get(range).unwrap_or_default())
 }
 
-/// Appends `documents` (their texts, in order), each selected by `plan`, as
-/// a JSON array.
+/// Appends `documents` (their texts, in order, checked JSON: framed or
+/// stored), each selected by `plan`, as a JSON array.
 fn write_documents<'t>(
     out: &mut Vec<u8>,
-    documents: impl Iterator<Item = Result<&'t str>>,
+    documents: impl Iterator<Item = Result<&'t [u8]>>,
     plan: &Plan,
 ) -> Result<()> {
     out.push(b'[');
@@ -94,7 +94,7 @@ fn write_documents<'t>(
         if count > 0 {
             out.push(b',');
         }
-        write_document(document?, plan, out)?;
+        write_valid_document(document?, plan, out)?;
     }
     out.push(b']');
     Ok(())
@@ -102,12 +102,12 @@ fn write_documents<'t>(
 
 /// Appends the start of a page's list envelope as the service writes it,
 /// `{"data":[...],"meta":{"count":..,"limit":..,"offset":..,"total":..}`:
-/// the page's `documents` (their texts, in order, `count` of them) each
-/// selected by `plan`, out of `total`. The caller adds any other entries
+/// the page's `documents` (their texts, in order, `count` of them; checked
+/// JSON, as stored or framed) each selected by `plan`, out of `total`. The caller adds any other entries
 /// and the closing `}`.
 pub(crate) fn open_envelope<'t>(
     out: &mut Vec<u8>,
-    documents: impl Iterator<Item = Result<&'t str>>,
+    documents: impl Iterator<Item = Result<&'t [u8]>>,
     plan: &Plan,
     query: &Query,
     count: usize,
@@ -238,7 +238,7 @@ pub fn select_any(text: &str, selection: &Selection) -> Result<String> {
             }
             out.push(b'}');
         }
-        Shape::Object => write_document(text, &plan, &mut out)?,
+        Shape::Object => write_valid_document(text.as_bytes(), &plan, &mut out)?,
         Shape::Scalar => {
             return Err(Error::invalid_argument(
                 "expected a document, an array of documents or a list { data: Document[] }",

@@ -53,6 +53,10 @@ struct PlanNode {
     named: Vec<(Box<[u8]>, u32)>,
     /// The `*` child: the node of every key not named.
     star: Option<u32>,
+    /// Bit `n` (n < 63) is set when a named child's name is `n` bytes
+    /// long, bit 63 for longer names: most keys that are not named are
+    /// passed over without a search.
+    lengths: u64,
     /// The node of each element when this node meets an array.
     element: u32,
 }
@@ -99,6 +103,7 @@ impl Compiler {
             leaf: node.is_leaf(),
             named: Vec::new(),
             star: None,
+            lengths: 0,
             element: index,
         });
         self.known.insert(node.clone(), index);
@@ -107,7 +112,7 @@ impl Compiler {
         }
         let children = node.children();
         let star = children.get("*");
-        let mut named = Vec::new();
+        let mut named: Vec<(Box<[u8]>, u32)> = Vec::new();
         for (name, child) in children {
             if name == "*" {
                 continue;
@@ -125,6 +130,9 @@ impl Compiler {
         };
         if let Some(place) = self.nodes.get_mut(index as usize) {
             // `children` is a BTreeMap: `named` is sorted by name bytes.
+            place.lengths = named
+                .iter()
+                .fold(0, |bits, (name, _)| bits | length_bit(name.as_ref()));
             place.named = named;
             place.star = star_index;
             place.element = element;
@@ -190,17 +198,29 @@ impl Plan {
         self.get(node).map_or(node, |plan| plan.element)
     }
 
-    /// The node of key `name` (decoded) of an object under `node`.
-    fn key_node(&self, node: u32, name: &[u8]) -> Option<u32> {
+    /// The node of key `name` (decoded) of an object under `node`, and the
+    /// position of the named child that selects it (`None`: the `*` child).
+    fn key_node(&self, node: u32, name: &[u8]) -> Option<(u32, Option<usize>)> {
         let plan = self.get(node)?;
+        if plan.lengths & length_bit(name) == 0 {
+            return plan.star.map(|star| (star, None));
+        }
         match plan
             .named
             .binary_search_by(|(known, _)| known.as_ref().cmp(name))
         {
-            Ok(position) => plan.named.get(position).map(|(_, node)| *node),
-            Err(_) => plan.star,
+            Ok(position) => plan
+                .named
+                .get(position)
+                .map(|(_, node)| (*node, Some(position))),
+            Err(_) => plan.star.map(|star| (star, None)),
         }
     }
+}
+
+/// The bit of [`PlanNode::lengths`] for a name.
+fn length_bit(name: &[u8]) -> u64 {
+    1 << name.len().min(63)
 }
 
 /// Why an execution stopped.
@@ -228,8 +248,11 @@ struct Frame {
     entry: usize,
     /// Entries or elements written.
     kept: usize,
-    /// Hashes of the keys selected so far (objects).
-    seen: Vec<u64>,
+    /// The named children that selected a key so far (objects; bit `n`
+    /// for position `n` < 64).
+    seen: u64,
+    /// The other keys selected so far (by `*`, or named beyond 64), decoded.
+    seen_other: Vec<Box<[u8]>>,
 }
 
 enum Step {
@@ -239,22 +262,29 @@ enum Step {
     Closed(usize),
 }
 
-fn key_hash(name: &[u8]) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    name.hash(&mut hasher);
-    hasher.finish()
+/// What an execution reads: the text, the plan, and whether the text was
+/// checked before (then what is skipped or copied is not checked again).
+struct Input<'a> {
+    bytes: &'a [u8],
+    plan: &'a Plan,
+    trusted: bool,
 }
 
+/// Moves `frame` on from `index` to its next value to apply a node to, or
+/// past its end.
 fn advance(
-    bytes: &[u8],
+    input: &Input<'_>,
     mut index: usize,
     mut first: bool,
     frame: &mut Frame,
-    plan: &Plan,
     out: &mut Vec<u8>,
     scratch: &mut Vec<u8>,
 ) -> Result<Step, Stop> {
+    let Input {
+        bytes,
+        plan,
+        trusted,
+    } = *input;
     let close = if frame.object { b'}' } else { b']' };
     loop {
         index = skip_space(bytes, index);
@@ -278,17 +308,37 @@ fn advance(
             }
             return Ok(Step::Value(plan.element(frame.node), index));
         }
-        let (start, end, escaped, after) = json::key(bytes, index)?;
+        let (start, end, escaped, after) = if trusted {
+            json::valid_key(bytes, index)
+        } else {
+            json::key(bytes, index)?
+        };
         let name = json::string_bytes(bytes, start, end, escaped, scratch);
-        let Some(sub) = plan.key_node(frame.node, name) else {
-            index = json::value_end(bytes, after)?;
+        let Some((sub, position)) = plan.key_node(frame.node, name) else {
+            index = if trusted {
+                json::valid_value_end(bytes, after)
+            } else {
+                json::value_end(bytes, after)?
+            };
             continue;
         };
-        let hash = key_hash(name);
-        if frame.seen.contains(&hash) {
-            return Err(Stop::Repeated);
+        // A selected key seen before in this object: read as `JSON.parse`
+        // reads it, on normalized text.
+        match position.filter(|position| *position < 64) {
+            Some(position) => {
+                let bit = 1u64 << position;
+                if frame.seen & bit != 0 {
+                    return Err(Stop::Repeated);
+                }
+                frame.seen |= bit;
+            }
+            None => {
+                if frame.seen_other.iter().any(|seen| seen.as_ref() == name) {
+                    return Err(Stop::Repeated);
+                }
+                frame.seen_other.push(name.into());
+            }
         }
-        frame.seen.push(hash);
         frame.entry = out.len();
         if frame.kept > 0 {
             out.push(b',');
@@ -301,14 +351,22 @@ fn advance(
 
 /// Applies `node` to the JSON value at `start`, appending the selected
 /// text to `out`. Returns the index after the value and whether anything
-/// was selected (when not, `out` is as it was).
+/// was selected (when not, `out` is as it was). `trusted`: the text was
+/// checked before (a stored document), so what is skipped or copied is
+/// not checked again.
 fn apply_at(
     bytes: &[u8],
     start: usize,
     node: u32,
     plan: &Plan,
     out: &mut Vec<u8>,
+    trusted: bool,
 ) -> Result<(usize, bool), Stop> {
+    let input = Input {
+        bytes,
+        plan,
+        trusted,
+    };
     let mut stack: Vec<Frame> = Vec::new();
     let mut scratch = Vec::new();
     let mut index = start;
@@ -323,13 +381,21 @@ fn apply_at(
         };
         match opened {
             None if plan.is_leaf(node) => {
-                let end = json::value_end(bytes, index)?;
+                let end = if trusted {
+                    json::valid_value_end(bytes, index)
+                } else {
+                    json::value_end(bytes, index)?
+                };
                 out.extend_from_slice(bytes.get(index..end).unwrap_or_default());
                 index = end;
                 selected = true;
             }
             None => {
-                index = json::scalar_end(bytes, index)?;
+                index = if trusted {
+                    json::valid_value_end(bytes, index)
+                } else {
+                    json::scalar_end(bytes, index)?
+                };
                 selected = false;
             }
             Some(object) => {
@@ -354,9 +420,10 @@ fn apply_at(
                         mark,
                         entry: out.len(),
                         kept: 0,
-                        seen: Vec::new(),
+                        seen: 0,
+                        seen_other: Vec::new(),
                     };
-                    let step = advance(bytes, next, true, &mut frame, plan, out, &mut scratch)?;
+                    let step = advance(&input, next, true, &mut frame, out, &mut scratch)?;
                     stack.push(frame);
                     match step {
                         Step::Value(sub, at) => {
@@ -381,7 +448,7 @@ fn apply_at(
             } else {
                 out.truncate(frame.entry);
             }
-            match advance(bytes, index, false, frame, plan, out, &mut scratch)? {
+            match advance(&input, index, false, frame, out, &mut scratch)? {
                 Step::Value(sub, at) => {
                     node = sub;
                     index = at;
@@ -414,18 +481,27 @@ fn close_frame(stack: &mut Vec<Frame>, out: &mut Vec<u8>) -> bool {
     }
 }
 
-fn decode_error(error: &Syntax, text: &str) -> Error {
-    Error::decode(format!("invalid JSON: {error}"), text)
+fn decode_error(error: &Syntax, text: &[u8]) -> Error {
+    Error::decode(
+        format!("invalid JSON: {error}"),
+        &String::from_utf8_lossy(text),
+    )
 }
 
 /// Runs `node` of `plan` on the value `text`, appending the selected text
 /// to `out`; a repeated selected key is read as `JSON.parse` reads it.
 /// Returns whether anything was selected.
-fn apply_text(text: &str, node: u32, plan: &Plan, out: &mut Vec<u8>) -> Result<bool> {
+fn apply_text(
+    text: &[u8],
+    node: u32,
+    plan: &Plan,
+    out: &mut Vec<u8>,
+    trusted: bool,
+) -> Result<bool> {
     let mark = out.len();
-    let run = |text: &str, out: &mut Vec<u8>| -> std::result::Result<bool, Stop> {
-        let (end, selected) = apply_at(text.as_bytes(), 0, node, plan, out)?;
-        if skip_space(text.as_bytes(), end) != text.len() {
+    let run = |text: &[u8], out: &mut Vec<u8>| -> std::result::Result<bool, Stop> {
+        let (end, selected) = apply_at(text, 0, node, plan, out, trusted)?;
+        if skip_space(text, end) != text.len() {
             return Err(Stop::Syntax(Syntax {
                 position: end,
                 expected: "the end of the value",
@@ -441,12 +517,22 @@ fn apply_text(text: &str, node: u32, plan: &Plan, out: &mut Vec<u8>) -> Result<b
         }
         Err(Stop::Repeated) => {
             out.truncate(mark);
-            let normal = json::normalize(text).map_err(|error| decode_error(&error, text))?;
-            match run(&normal, out) {
+            let unreadable = || {
+                Error::decode(
+                    "a document could not be read",
+                    &String::from_utf8_lossy(text),
+                )
+            };
+            let normal = std::str::from_utf8(text)
+                .map_err(|_| unreadable())
+                .and_then(|text| {
+                    json::normalize(text).map_err(|error| decode_error(&error, text.as_bytes()))
+                })?;
+            match run(normal.as_bytes(), out) {
                 Ok(selected) => Ok(selected),
                 Err(_) => {
                     out.truncate(mark);
-                    Err(Error::decode("a document could not be read", text))
+                    Err(unreadable())
                 }
             }
         }
@@ -457,17 +543,29 @@ fn apply_text(text: &str, node: u32, plan: &Plan, out: &mut Vec<u8>) -> Result<b
 /// `fields` only as selected, `meta` whole unless named, `includes` whole
 /// unless an `includes` item applies, and no other key; `*` copies it.
 pub fn write_document(text: &str, plan: &Plan, out: &mut Vec<u8>) -> Result<()> {
+    write_any(text.as_bytes(), plan, out, false)
+}
+
+/// [`write_document`] of a document whose text was checked already (a
+/// stored document, or one of a list that was framed): the bytes the
+/// selection skips or copies are only scanned for their end, not checked
+/// again (the fast path of every query).
+pub(crate) fn write_valid_document(text: &[u8], plan: &Plan, out: &mut Vec<u8>) -> Result<()> {
+    write_any(text, plan, out, true)
+}
+
+fn write_any(text: &[u8], plan: &Plan, out: &mut Vec<u8>, trusted: bool) -> Result<()> {
     let Some(root) = plan.document else {
-        out.extend_from_slice(text.trim_matches(json::is_space_char).as_bytes());
+        out.extend_from_slice(json::trim_space(text));
         return Ok(());
     };
-    let first = skip_space(text.as_bytes(), 0);
-    if text.as_bytes().get(first) != Some(&b'{') {
+    let first = skip_space(text, 0);
+    if text.get(first) != Some(&b'{') {
         return Err(Error::invalid_argument(
             "expected a document: an object { fields, meta }",
         ));
     }
-    apply_text(text, root, plan, out).map(drop)
+    apply_text(text, root, plan, out, trusted).map(drop)
 }
 
 /// The selection of one document, as JSON text.
@@ -477,12 +575,13 @@ pub fn select_document(text: &str, plan: &Plan) -> Result<String> {
     String::from_utf8(out).map_err(|_| Error::invalid_argument("the selection is not UTF-8"))
 }
 
-/// Appends the selection of a list envelope's `includes` value.
+/// Appends the selection of a list envelope's `includes` value (text that
+/// was checked when the list was framed).
 pub(crate) fn write_includes(text: &str, plan: &Plan, out: &mut Vec<u8>) -> Result<bool> {
     match plan.includes {
-        Some(node) => apply_text(text, node, plan, out),
+        Some(node) => apply_text(text.as_bytes(), node, plan, out, true),
         None => {
-            out.extend_from_slice(text.trim_matches(json::is_space_char).as_bytes());
+            out.extend_from_slice(json::trim_space(text.as_bytes()));
             Ok(true)
         }
     }

@@ -60,11 +60,6 @@ pub(crate) fn syntax<T>(position: usize, expected: &'static str) -> Result<T, Sy
     Err(Syntax { position, expected })
 }
 
-/// Whether `c` is JSON white space.
-pub(crate) fn is_space_char(c: char) -> bool {
-    matches!(c, ' ' | '\t' | '\n' | '\r')
-}
-
 /// Whether `byte` is JSON white space.
 // Hot (every token of every scan): inlined even under `opt-level = "z"`.
 #[inline(always)]
@@ -80,6 +75,16 @@ pub(crate) fn skip_space(bytes: &[u8], mut index: usize) -> usize {
         index += 1;
     }
     index
+}
+
+/// `bytes` without the JSON white space around it.
+pub(crate) fn trim_space(bytes: &[u8]) -> &[u8] {
+    let start = skip_space(bytes, 0);
+    let mut end = bytes.len();
+    while end > start && bytes.get(end - 1).copied().is_some_and(is_space) {
+        end -= 1;
+    }
+    bytes.get(start..end).unwrap_or_default()
 }
 
 const ONES: u64 = 0x0101_0101_0101_0101;
@@ -219,6 +224,114 @@ pub(crate) fn key(bytes: &[u8], index: usize) -> Result<(usize, usize, bool, usi
         return syntax(colon, "':'");
     }
     Ok((start, end, escaped, colon + 1))
+}
+
+/// The index of the first byte of `word` (little-endian) that is `"` or
+/// a backslash, if any. The lowest flagged byte of each test is exact.
+// Hot (every string of a stored document): inlined even under `opt-level = "z"`.
+#[inline(always)]
+fn quote_or_backslash(word: u64) -> Option<usize> {
+    let flags = |byte: u8| {
+        let x = word ^ (u64::from(byte) * ONES);
+        x.wrapping_sub(ONES) & !x & HIGHS
+    };
+    let found = flags(b'"') | flags(b'\\');
+    (found != 0).then(|| (found.trailing_zeros() / 8) as usize)
+}
+
+/// [`string_end`] in text already checked (a stored document): finds the
+/// closing quote and nothing else. On text that is not JSON it returns
+/// some index up to `bytes.len()`, never panics.
+#[inline(always)]
+pub(crate) fn valid_string_end(bytes: &[u8], start: usize) -> (usize, bool) {
+    let mut index = start + 1;
+    let mut escaped = false;
+    loop {
+        while let Some((chunk, _)) = bytes.get(index..).and_then(<[u8]>::split_first_chunk::<8>) {
+            match quote_or_backslash(u64::from_le_bytes(*chunk)) {
+                Some(offset) => {
+                    index += offset;
+                    break;
+                }
+                None => index += 8,
+            }
+        }
+        match bytes.get(index).copied() {
+            // (An escape at the very end can take `index` past the end.)
+            None => return (index.min(bytes.len()), escaped),
+            Some(b'"') => return (index + 1, escaped),
+            Some(b'\\') => {
+                // `\u` and its four hex digits hold no quote: skipping the
+                // escape's first two bytes is enough.
+                escaped = true;
+                index += 2;
+            }
+            Some(_) => index += 1,
+        }
+    }
+}
+
+/// [`key`] in text already checked: the key's span, whether it holds an
+/// escape, and the index after the `:`.
+#[inline(always)]
+pub(crate) fn valid_key(bytes: &[u8], index: usize) -> (usize, usize, bool, usize) {
+    let start = skip_space(bytes, index);
+    let (end, escaped) = valid_string_end(bytes, start);
+    (
+        start,
+        end,
+        escaped,
+        (skip_space(bytes, end) + 1).min(bytes.len()),
+    )
+}
+
+/// [`value_end`] in text already checked (a stored document, validated
+/// when it was stored): brackets and strings only, no checks, no stack.
+/// Selecting from stored documents skips most of their bytes with it. On
+/// text that is not JSON it returns some index up to `bytes.len()`, never
+/// panics.
+///
+/// ```
+/// use content_repo::json::{valid_value_end, value_end};
+///
+/// let text = br#"{"a": ["}", "\"]"], "b": {"c": 1e400}}, 2"#;
+/// assert_eq!(Ok(valid_value_end(text, 0)), value_end(text, 0));
+/// assert_eq!(valid_value_end(b" 12 ,", 0), 3);
+/// ```
+pub fn valid_value_end(bytes: &[u8], start: usize) -> usize {
+    let mut index = skip_space(bytes, start);
+    match bytes.get(index).copied() {
+        Some(b'"') => return valid_string_end(bytes, index).0,
+        Some(b'{' | b'[') => {}
+        _ => {
+            while bytes
+                .get(index)
+                .is_some_and(|&byte| !matches!(byte, b',' | b'}' | b']') && !is_space(byte))
+            {
+                index += 1;
+            }
+            return index;
+        }
+    }
+    let mut depth = 0usize;
+    loop {
+        match bytes.get(index).copied() {
+            None => return index,
+            Some(b'"') => {
+                index = valid_string_end(bytes, index).0;
+                continue;
+            }
+            Some(b'{' | b'[') => depth += 1,
+            Some(b'}' | b']') => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return index + 1;
+                }
+            }
+            Some(_) => {}
+        }
+        index += 1;
+    }
 }
 
 /// The end of the JSON value that starts at `start` (after white space),

@@ -84,6 +84,15 @@ impl Text {
         self.buffer.get(self.start..self.end).unwrap_or("null")
     }
 
+    /// [`as_str`](Self::as_str)'s bytes, without reading the text to find
+    /// character boundaries (one memory access less per document of a page).
+    fn as_bytes(&self) -> &[u8] {
+        self.buffer
+            .as_bytes()
+            .get(self.start..self.end)
+            .unwrap_or(b"null")
+    }
+
     fn len(&self) -> usize {
         self.end - self.start
     }
@@ -979,7 +988,7 @@ impl DocumentStore {
         };
         let plan = Plan::compile(query.selection().unwrap_or(&Selection::All))?;
         let mut out = Vec::with_capacity(64 + count * 256);
-        let texts = page.into_iter().map(|stored| Ok(stored.text.as_str()));
+        let texts = page.into_iter().map(|stored| Ok(stored.text.as_bytes()));
         open_envelope(&mut out, texts, &plan, query, count, total)?;
         out.push(b'}');
         String::from_utf8(out).map_err(|error| Error::Decode {

@@ -29,7 +29,7 @@ use content_repo::engine::order::{sort_key_at, value_key};
 use content_repo::engine::select::{select_document, Plan};
 use content_repo::engine::sort::sort_list;
 use content_repo::http::response::{check, http_error, Expect, Facts, MESSAGE_CHARS};
-use content_repo::json::{normalize, validate, value_end, Syntax};
+use content_repo::json::{normalize, valid_value_end, validate, value_end, Syntax};
 use content_repo::query::sort::{FieldKey, Scope};
 use content_repo::store::DocumentStore;
 use content_repo::{Endpoint, Error, Parts, Query, Selection, Sort};
@@ -288,6 +288,11 @@ pub fn json_text(bytes: &[u8], asks: &[Ask]) -> Outcome {
     let lossy = String::from_utf8_lossy(bytes);
     let end = guard("json::value_end", &lossy, || value_end(bytes, 0))?;
     syntax_in_bounds(&end, bytes.len(), "value_end")?;
+    // The scan for checked text, on anything: in bounds, never a panic.
+    let unchecked = guard("json::valid_value_end", &lossy, || {
+        valid_value_end(bytes, 0)
+    })?;
+    prop_assert!(unchecked <= bytes.len());
     json_str(&lossy, asks)
 }
 
@@ -327,6 +332,26 @@ pub fn json_str(text: &str, asks: &[Ask]) -> Outcome {
     let key = guard("order::value_key", text, || value_key(bytes))?;
     let framed = guard("list::frame", text, || frame(text))?;
     syntax_in_bounds(&framed, length, "frame")?;
+    // On checked text, the scan that checks nothing ends every value where
+    // the checking scan does: the whole text, and each framed document.
+    if valid.is_ok() {
+        prop_assert_eq!(
+            Ok(valid_value_end(bytes, 0)),
+            end,
+            "valid_value_end on {:?}",
+            text
+        );
+    }
+    if let Ok(Shape::Array(documents) | Shape::Envelope { documents, .. }) = &framed {
+        for document in documents {
+            prop_assert_eq!(
+                valid_value_end(bytes, document.start),
+                document.end,
+                "valid_value_end of a document of {:?}",
+                text
+            );
+        }
+    }
     // The entries agree on what is JSON.
     prop_assert_eq!(normal.is_ok(), valid.is_ok(), "normalize vs validate");
     prop_assert_eq!(key.is_some(), valid.is_ok(), "value_key vs validate");
