@@ -759,3 +759,129 @@ fn record_numbers_are_written_as_display_and_read_back_exactly() {
         }
     }
 }
+
+/// Entries given one at a time, in whatever order storage gives them
+/// (`load_entry`, as the boundary streams IndexedDB), load exactly what
+/// `load` of all of them does: segments are stored oldest first at the end,
+/// so the revision rule and "the later of equal revisions" do not depend
+/// on the order of arrival.
+#[test]
+fn entries_loaded_one_at_a_time_in_any_order_equal_one_load() {
+    let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
+    let other_url = "https://cms.example/v1/demo/posts?page=2";
+    let one_url = "https://cms.example/v1/demo/documents/000000000000000001";
+    record(
+        &mut cache,
+        &mut storage,
+        URL,
+        &posts(),
+        &Query::new(),
+        Kind::List,
+        &list(three(), 3),
+    );
+    // A later answer: documents 2 and 3 at revision 2, document 4 new.
+    let newer = vec![
+        doc(2, 2, "z", "2024-01-02T00:00:00.000Z"),
+        doc(3, 2, "0", "2024-01-03T00:00:00.000Z"),
+        doc(4, 1, "m", "2024-01-04T00:00:00.000Z"),
+    ];
+    record(
+        &mut cache,
+        &mut storage,
+        other_url,
+        &posts(),
+        &Query::new(),
+        Kind::List,
+        &list(newer, 3),
+    );
+    // Document 1 again, same revision, another title: the later one counts.
+    let again = doc(1, 1, "bb", "2024-01-01T00:00:00.000Z");
+    record(
+        &mut cache,
+        &mut storage,
+        one_url,
+        &Endpoint::Document(format!("{:018}", 1)),
+        &Query::new(),
+        Kind::Document,
+        &again,
+    );
+    let mut entries: Vec<(String, String)> = storage.entries.clone().into_iter().collect();
+    entries.push(("entry-of-schema-1".into(), r#"{"v":1}"#.into()));
+    entries.push(("s:corrupt".into(), "no header".into()));
+    let mut whole = Cache::new("w");
+    let (whole_errors, whole_stale) = whole.load(entries.clone());
+    assert_eq!(whole_errors.len(), 2, "{whole_errors:?}");
+    let mut queries = vec![Query::new()];
+    let mut by_title = Query::new();
+    by_title.sort("fields.title", Direction::Asc).unwrap();
+    queries.push(by_title);
+    let mut projected = Query::new();
+    projected
+        .sort("meta.createdAt", Direction::Desc)
+        .unwrap()
+        .fields("title")
+        .unwrap();
+    queries.push(projected);
+    let answers = |cache: &mut Cache| -> Vec<String> {
+        let mut all: Vec<String> = queries
+            .iter()
+            .map(|query| {
+                cache
+                    .answer_list("q", &posts(), query)
+                    .map(|a| a.body)
+                    .unwrap_or_else(|e| e.code().to_owned())
+            })
+            .collect();
+        for id in 1..=4 {
+            let one = Endpoint::Document(format!("{id:018}"));
+            all.push(
+                cache
+                    .answer_single("q", &one, &Query::new())
+                    .map(|a| a.body)
+                    .unwrap_or_else(|e| e.code().to_owned()),
+            );
+        }
+        all
+    };
+    let expected = answers(&mut whole);
+    assert!(
+        expected[1].contains("\"z\"") && !expected[1].contains("\"c\""),
+        "{}",
+        expected[1]
+    );
+    assert!(expected[3].contains("\"bb\""), "{}", expected[3]);
+    assert!(expected[4].contains("\"revision\":2"), "{}", expected[4]);
+    for turn in 0..entries.len() {
+        let mut order = entries.clone();
+        order.rotate_left(turn);
+        if turn % 2 == 1 {
+            order.reverse();
+        }
+        let mut streamed = Cache::new("s");
+        for (key, text) in order {
+            streamed.load_entry(key, text);
+        }
+        let (errors, change) = streamed.load_end(Ok(1));
+        assert_eq!(errors.len(), 3, "{errors:?}");
+        assert!(errors[0].to_string().starts_with("skipped 1 cache entries"));
+        assert_eq!(change.deletes(), whole_stale.as_slice());
+        assert_eq!(streamed.size(), whole.size());
+        assert_eq!(answers(&mut streamed), expected, "order {turn}");
+    }
+    // A load that fails part way stores nothing of what it read.
+    let mut failed = Cache::new("f");
+    for (key, text) in entries.iter().take(3).cloned() {
+        failed.load_entry(key, text);
+    }
+    let failure = content_repo::Error::invalid_argument("the storage failed");
+    let (errors, change) = failed.load_end(Err(failure.clone()));
+    assert_eq!(errors, vec![failure]);
+    assert!(change.is_empty() && failed.size() == 0);
+    assert_eq!(
+        failed
+            .answer_list("q", &posts(), &Query::new())
+            .map_err(|e| e.code())
+            .err(),
+        Some("not_cached")
+    );
+}

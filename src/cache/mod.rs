@@ -263,8 +263,23 @@ pub struct Cache {
     clock: u64,
     bytes: usize,
     max_bytes: Option<usize>,
-    /// Whether [`Cache::load`] ran.
+    /// Whether [`Cache::load`] ran (or [`Cache::load_entry`] started).
     loaded: bool,
+    /// Stored entries read by [`Cache::load_entry`], for [`Cache::load_end`].
+    pending: Loading,
+}
+
+/// What a load has read so far: entries are read (and their documents
+/// framed and probed) one at a time, as storage gives them, and applied
+/// together at the end, oldest segment first.
+#[derive(Debug, Default)]
+struct Loading {
+    errors: Vec<Error>,
+    stale: Vec<String>,
+    segments: Vec<(String, Segment, Option<Batch>)>,
+    lists: Vec<(String, String, Vec<Vec<u8>>, f64)>,
+    /// Items of a storage that were not `[key, text]` pairs.
+    skipped: usize,
 }
 
 /// How a call of the cache's storage failed.
@@ -737,89 +752,120 @@ impl Cache {
     /// `decode` error); the change deletes the entries of old schemas.
     pub fn load_read(&mut self, read: Vec<String>) -> (Vec<Error>, Change) {
         let mut read = read.into_iter();
-        let bad = read.next().unwrap_or_default();
-        let mut pairs = Vec::new();
+        let skipped = read.next().and_then(|bad| bad.parse().ok()).unwrap_or(0);
         while let (Some(key), Some(text)) = (read.next(), read.next()) {
-            pairs.push((key, text));
+            self.load_entry(key, text);
         }
-        let (mut errors, stale) = self.load(pairs);
-        if !bad.is_empty() && bad != "0" {
-            errors.insert(
-                0,
-                Error::Decode {
-                    message: format!("skipped {bad} cache entries that are not [key, text] pairs"),
-                    excerpt: String::new(),
-                },
-            );
-        }
-        let deletes = Change {
-            deletes: stale,
-            ..Change::default()
-        };
-        (errors, deletes)
+        self.load_end(Ok(skipped))
     }
 
-    /// Loads the stored entries: segments are ingested oldest first, list
-    /// records after them. Returns a `decode` error for each entry that is
+    /// Loads the stored entries: [`Cache::load_entry`] of each, then
+    /// [`Cache::load_end`]. Returns a `decode` error for each entry that is
     /// corrupt or of another schema (skipped), and the keys of entries to
     /// delete (old schemas).
     pub fn load(&mut self, entries: Vec<(String, String)>) -> (Vec<Error>, Vec<String>) {
-        self.loaded = true;
-        let mut errors = Vec::new();
-        let mut stale = Vec::new();
-        let mut segments: Vec<(String, Segment, Option<String>)> = Vec::new();
-        let mut lists: Vec<(String, String, Vec<Vec<u8>>, f64)> = Vec::new();
         for (key, text) in entries {
-            if key.starts_with("s:") {
-                match read_segment(&key, text) {
-                    Ok(segment) => segments.push(segment),
-                    Err(error) => errors.push(error),
-                }
-            } else if let Some(rest) = key.strip_prefix("l:") {
-                match read_list(&key, rest, &text) {
-                    Ok(list) => lists.push(list),
-                    Err(error) => errors.push(error),
-                }
-            } else if let Some(variant) = key.strip_prefix("t:") {
-                match read_tombstones(&key, &text) {
-                    Ok(found) => {
-                        self.tombstones.insert(variant.to_owned(), found);
-                    }
-                    Err(error) => errors.push(error),
-                }
+            self.load_entry(key, text);
+        }
+        let (errors, change) = self.load_end(Ok(0));
+        (errors, change.deletes)
+    }
+
+    /// Reads one stored entry, as storage gives it: a segment's documents
+    /// are framed and probed now (the work of a load, done while storage
+    /// reads the next entries), and stored by [`Cache::load_end`].
+    pub fn load_entry(&mut self, key: String, text: String) {
+        self.loaded = true;
+        let pending = &mut self.pending;
+        if key.starts_with("s:") {
+            let (key, segment, selection) = match read_segment(&key, text) {
+                Ok(segment) => segment,
+                Err(error) => return pending.errors.push(error),
+            };
+            let selection = match selection.as_deref().map(Selection::parse).transpose() {
+                Ok(selection) => selection.map(Rc::new),
+                Err(error) => return pending.errors.push(corrupt(&key, error, &segment.url)),
+            };
+            let batch = if segment.kind == Kind::Other {
+                None
             } else {
-                errors.push(corrupt(
-                    &key,
-                    format!("not an entry of schema {SCHEMA}"),
-                    &text,
-                ));
-                stale.push(key);
+                let store = self.store(&segment.variant);
+                match store.prepare(&segment.text, selection.as_ref(), segment.fetched_at) {
+                    Ok(batch) => Some(batch),
+                    Err(error) => {
+                        return self
+                            .pending
+                            .errors
+                            .push(corrupt(&key, error, &segment.text))
+                    }
+                }
+            };
+            self.pending.segments.push((key, segment, batch));
+        } else if let Some(rest) = key.strip_prefix("l:") {
+            match read_list(&key, rest, &text) {
+                Ok(list) => pending.lists.push(list),
+                Err(error) => pending.errors.push(error),
             }
+        } else if let Some(variant) = key.strip_prefix("t:") {
+            match read_tombstones(&key, &text) {
+                Ok(found) => {
+                    self.tombstones.insert(variant.to_owned(), found);
+                }
+                Err(error) => pending.errors.push(error),
+            }
+        } else {
+            pending.errors.push(corrupt(
+                &key,
+                format!("not an entry of schema {SCHEMA}"),
+                &text,
+            ));
+            pending.stale.push(key);
+        }
+    }
+
+    /// Ends a load, given how storage's load ended: `Ok` with the number of
+    /// its items that were not `[key, text]` pairs (reported as one `decode`
+    /// error), or how it failed. Stores the read segments oldest first, then
+    /// the deletions and the list records; returns the errors of the entries
+    /// skipped, and the change that deletes the entries of old schemas. When
+    /// storage failed part way, nothing read is stored (a part could hold an
+    /// older revision of a document whose newer one was not read): the
+    /// failure is the one error.
+    pub fn load_end(&mut self, storage: Result<usize>) -> (Vec<Error>, Change) {
+        self.loaded = true;
+        match storage {
+            Ok(skipped) => self.pending.skipped += skipped,
+            Err(error) => {
+                self.pending = Loading::default();
+                return (vec![error], Change::default());
+            }
+        }
+        let Loading {
+            mut errors,
+            stale,
+            segments,
+            lists,
+            skipped,
+        } = std::mem::take(&mut self.pending);
+        if skipped > 0 {
+            errors.insert(
+                0,
+                Error::Decode {
+                    message: format!(
+                        "skipped {skipped} cache entries that are not [key, text] pairs"
+                    ),
+                    excerpt: String::new(),
+                },
+            );
         }
         let segments = sorted(segments, &mut |a, b| {
             a.1.fetched_at
                 .total_cmp(&b.1.fetched_at)
                 .then(a.1.seq.cmp(&b.1.seq))
         });
-        for (key, segment, selection) in segments {
-            let selection = match selection.as_deref().map(Selection::parse).transpose() {
-                Ok(selection) => selection.map(Rc::new),
-                Err(error) => {
-                    errors.push(corrupt(&key, error, &segment.url));
-                    continue;
-                }
-            };
-            if segment.kind != Kind::Other {
-                let store = self.store(&segment.variant);
-                match store.prepare(&segment.text, selection.as_ref(), segment.fetched_at) {
-                    Ok(batch) => {
-                        store.commit_batch(batch);
-                    }
-                    Err(error) => {
-                        errors.push(corrupt(&key, error, &segment.text));
-                        continue;
-                    }
-                }
+        for (key, segment, batch) in segments {
+            if let Some(batch) = batch {
+                self.store(&segment.variant).commit_batch(batch);
             }
             self.next = self.next.max(segment.seq);
             self.bytes += segment.text.len();
@@ -859,7 +905,11 @@ impl Cache {
                 self.lists.insert((variant, endpoint), list);
             }
         }
-        (errors, stale)
+        let change = Change {
+            deletes: stale,
+            ..Change::default()
+        };
+        (errors, change)
     }
 
     /// The complete lists: `(variant, endpoint)` keys, for refreshing them.

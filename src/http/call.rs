@@ -136,3 +136,18 @@ impl Call {
         self.retry
     }
 }
+
+/// The key under which a GET of `url` is shared with the other GETs of the
+/// same URL while it is pending, or `None` when it is not shared: a call
+/// with the caller's signal runs alone (its abort is its own), and calls
+/// that retry an unreachable network and calls that do not are not shared.
+pub fn shared_key(url: &str, has_signal: bool, retry_network: bool) -> Option<String> {
+    (!has_signal).then(|| format!("{}{url}", u8::from(retry_network)))
+}
+
+/// The error of a shared GET whose request ended without a result.
+pub fn unfinished_share() -> Error {
+    Error::Network {
+        message: "the shared request ended without a result".into(),
+    }
+}

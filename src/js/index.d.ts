@@ -504,6 +504,14 @@ export type FetchFunction = (url: string, init: FetchInit) => FetchResponse | Pr
 export interface CacheStorage {
   /** Every stored entry, as `[key, text]` pairs. */
   load(): Promise<Iterable<readonly [key: string, text: string]>>;
+  /**
+   * Optional, used instead of `load` when present: hands every stored entry
+   * to `onEntry` as it is read (text as a string or UTF-8 bytes), resolving
+   * once all have been given. The cache reads each entry while storage
+   * reads the next (the IndexedDB storage does this); a rejection part way
+   * loads nothing.
+   */
+  loadEach?(onEntry: (key: string, text: string | Uint8Array) => void): Promise<void>;
   /** Writes `puts` and removes `deletes`, all or nothing. */
   write(puts: Array<[key: string, text: string]>, deletes: string[]): Promise<void>;
   /** Removes every entry. */

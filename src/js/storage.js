@@ -1,6 +1,9 @@
 // Storage adapters of the offline cache. A storage is any object with:
 //
 //   load(): Promise<Array<[key: string, value: string]>>   every entry
+//   loadEach?(onEntry: (key, value) => void): Promise<void>
+//                                          optional: every entry, handed
+//                                          over as it is read (preferred)
 //   write(puts: Array<[string, string]>, deletes: string[]): Promise<void>
 //                                                           all or nothing
 //   clear(): Promise<void>
@@ -62,6 +65,19 @@ export class IndexedDbStorage {
     const store = tx.objectStore(STORE);
     const [keys, values] = await Promise.all([request(store.getAllKeys()), request(store.getAll())]);
     return keys.map((key, i) => [String(key), values[i]]);
+  }
+  async loadEach(onEntry) {
+    const db = await this.open();
+    const store = db.transaction(STORE, "readonly").objectStore(STORE);
+    const keys = await request(store.getAllKeys());
+    // Every value is asked for at once: IndexedDB reads the next ones while
+    // the module reads the one handed over.
+    const values = keys.map((key) => request(store.get(key)));
+    for (let i = 0; i < keys.length; i++) {
+      const value = await values[i];
+      values[i] = null;
+      onEntry(String(keys[i]), value);
+    }
   }
   async write(puts, deletes) {
     const db = await this.open();
@@ -136,19 +152,35 @@ export function sessionId() {
 }
 
 /**
- * What a storage's `load()` gave, flat: how many items were not `[key, text]`
- * pairs (as a string), then the key and the text of each pair.
+ * Reads every stored entry into `sink` (a wasm `LoadSink`): `entry(key,
+ * value)` for each `[key, text]` pair as it is read (storage's `loadEach`
+ * when it has one, its `load()` otherwise). Returns `callStorage`'s outcome,
+ * with the number of items that were not such pairs as the value; `sink` is
+ * freed once the outcome is known, and takes nothing after it.
  */
-export function readEntries(entries) {
-  const flat = ["0"];
+export async function loadStorage(storage, sink, ms) {
+  let open = true;
   let bad = 0;
-  if (entries == null || typeof entries[Symbol.iterator] !== "function") return [entries == null ? "0" : "1"];
-  for (const entry of entries) {
-    if (Array.isArray(entry) && typeof entry[0] === "string" && (typeof entry[1] === "string" || entry[1] instanceof Uint8Array)) flat.push(entry[0], entry[1]);
-    else bad++;
+  const take = (key, value) => {
+    if (typeof key === "string" && (typeof value === "string" || value instanceof Uint8Array)) {
+      if (open) sink.entry(key, value);
+    } else bad++;
+  };
+  let each;
+  try {
+    each = typeof storage === "object" && storage !== null ? Reflect.get(storage, "loadEach") : undefined;
+  } catch {
+    each = undefined;
   }
-  flat[0] = String(bad);
-  return flat;
+  const outcome = await callMethod(storage, typeof each === "function" ? "loadEach" : "load", typeof each === "function" ? [take] : [], ms);
+  if (outcome[0] === 0 && typeof each !== "function") {
+    const entries = outcome[1];
+    if (entries == null || typeof entries[Symbol.iterator] !== "function") bad += entries == null ? 0 : 1;
+    else for (const entry of entries) Array.isArray(entry) ? take(entry[0], entry[1]) : bad++;
+  }
+  open = false;
+  sink.free();
+  return outcome[0] === 0 ? [0, bad] : outcome;
 }
 
 /** A string property of `value`, or undefined (also when reading it throws). */
@@ -165,9 +197,14 @@ function stringField(value, key) {
  * `storage[method](...args)`, awaited for at most `ms` (0: no bound):
  * `[0, value]`; `[1, message, name, error]` when it throws or rejects
  * (`message` and `name` when they are strings); `[2]` when it does not
- * settle in time; `[3]` when the storage has no such method.
+ * settle in time; `[3]` when the storage has no such method. `load` reads
+ * the entries into the `LoadSink` `args[0]` (`loadStorage`).
  */
-export async function callStorage(storage, method, args, ms) {
+export function callStorage(storage, method, args, ms) {
+  return method === "load" ? loadStorage(storage, args[0], ms) : callMethod(storage, method, args, ms);
+}
+
+async function callMethod(storage, method, args, ms) {
   let fn;
   try {
     fn = typeof storage === "object" && storage !== null ? Reflect.get(storage, method) : undefined;

@@ -14,6 +14,7 @@ use super::store::utf8_text;
 use crate::cache::{storage_error, Cache, Change, StorageFailure};
 use crate::client::options::{self, CacheOptions};
 use crate::error::{Error, Result};
+use crate::num::usize_from_f64;
 
 #[wasm_bindgen(module = "/src/js/storage.js")]
 extern "C" {
@@ -27,8 +28,6 @@ extern "C" {
     pub(crate) fn online() -> bool;
     #[wasm_bindgen(js_name = sessionId)]
     fn session_id() -> String;
-    #[wasm_bindgen(js_name = readEntries)]
-    fn read_entries(entries: &JsValue) -> Array;
     #[wasm_bindgen(js_name = callStorage)]
     fn call_storage(storage: &JsValue, method: &str, args: &Array, ms: f64) -> Promise;
     fn report(on_error: &Option<Function>, error: &JsValue);
@@ -36,6 +35,18 @@ extern "C" {
     /// that stops it (or `undefined` where there is no such event).
     #[wasm_bindgen(js_name = onReconnect)]
     pub(crate) fn listen_for_reconnect(callback: &JsValue) -> JsValue;
+}
+
+/// Takes a cache's stored entries from storage.js `loadStorage`, which frees it.
+#[wasm_bindgen]
+pub struct LoadSink(Rc<OfflineCache>);
+
+#[wasm_bindgen]
+impl LoadSink {
+    /// Reads one `[key, text]` entry (text: a string or UTF-8 bytes).
+    pub fn entry(&self, key: String, value: JsValue) {
+        self.0.state.borrow_mut().load_entry(key, utf8_text(value));
+    }
 }
 
 /// The cache of one client, with its storage.
@@ -99,18 +110,15 @@ impl OfflineCache {
         let this = self.clone();
         let loading = self.loading.get_or_init(|| {
             wasm_bindgen_futures::future_to_promise(async move {
-                match this.call("load", &Array::new()).await {
-                    Ok(entries) => {
-                        let texts = read_entries(&entries).iter().map(utf8_text).collect();
-                        let (errors, stale) = this.state.borrow_mut().load_read(texts);
-                        for error in errors {
-                            this.report(error);
-                        }
-                        if let Err(error) = this.write(stale).await {
-                            this.report(error);
-                        }
-                    }
-                    Err(error) => this.report(error),
+                let sink = JsValue::from(LoadSink(this.clone()));
+                let loaded = this.call("load", &Array::of1(&sink)).await;
+                let skipped = loaded.map(|count| count.as_f64().map_or(0, usize_from_f64));
+                let (errors, stale) = this.state.borrow_mut().load_end(skipped);
+                for error in errors {
+                    this.report(error);
+                }
+                if let Err(error) = this.write(stale).await {
+                    this.report(error);
                 }
                 Ok(JsValue::UNDEFINED)
             })

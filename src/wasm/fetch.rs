@@ -15,7 +15,7 @@ use web_sys::AbortSignal;
 
 use crate::client::options::ClientOptions;
 use crate::error::{Error, Result};
-use crate::http::call::{Call, Ended, Next};
+use crate::http::call::{shared_key, unfinished_share, Call, Ended, Next};
 use crate::http::ClientConfig;
 use crate::num::u64_from_f64;
 
@@ -122,12 +122,9 @@ pub(crate) async fn get(
     signal: Option<AbortSignal>,
     retry_network: bool,
 ) -> Result<String> {
-    if signal.is_some() {
+    let Some(key) = shared_key(&url, signal.is_some(), retry_network) else {
         return attempts(transport, url, signal, retry_network).await;
-    }
-    // Calls that retry an unreachable network and calls that do not are
-    // not shared.
-    let key = format!("{}{url}", u8::from(retry_network));
+    };
     let pending = transport.inflight.borrow().get(&key).cloned();
     let (promise, slot) = match pending {
         Some(pending) => pending,
@@ -154,9 +151,5 @@ pub(crate) async fn get(
     };
     let _ = JsFuture::from(promise).await;
     let outcome = slot.borrow().clone();
-    outcome.unwrap_or_else(|| {
-        Err(Error::Network {
-            message: "the shared request ended without a result".into(),
-        })
-    })
+    outcome.unwrap_or_else(|| Err(unfinished_share()))
 }

@@ -232,6 +232,54 @@ test("corrupt and old-schema entries are skipped and reported, never fatal", asy
   assert.equal(c.cache.size, 2);
 });
 
+test("a storage with loadEach hands entries over one at a time; a failure part way loads nothing", async () => {
+  const good = new TestStorage();
+  const filler = client({ storage: good });
+  await filler.collection("authors", "limit=2");
+  await filler.collection("authors", "limit=1&offset=2");
+  const entries = [...good.entries];
+  assert.ok(entries.length >= 2);
+  class EachStorage extends TestStorage {
+    constructor(items, failAfter = Infinity) {
+      super([]);
+      this.items = items;
+      this.failAfter = failAfter;
+      this.loads = 0;
+    }
+    async load() {
+      this.loads++;
+      return this.items;
+    }
+    async loadEach(onEntry) {
+      let given = 0;
+      for (const item of this.items) {
+        if (given++ === this.failAfter) throw new Error("the disk went away");
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        Array.isArray(item) ? onEntry(item[0], item[1]) : onEntry(item, undefined);
+      }
+    }
+  }
+  // As bytes or text, with two items that are not [key, text] pairs.
+  const utf8 = new TextEncoder();
+  const items = [...entries.map(([key, value], i) => [key, i % 2 ? utf8.encode(value) : value]), "junk", [1, "x"]];
+  const errors = [];
+  const each = new EachStorage(items);
+  const c = client({ storage: each, policy: "cache-only" }, { onCacheError: (e) => errors.push(e) });
+  const list = await c.collection("authors", "limit=2");
+  assert.equal(list.source, "cache");
+  assert.equal(each.loads, 0, "load() is not called when loadEach is there");
+  assert.equal(c.cache.size, 3);
+  assert.deepEqual(errors.map((e) => e.message.replace(/ \(.*$/, "")), ["skipped 2 cache entries that are not [key, text] pairs"]);
+  // A loadEach that fails after the first entry: reported, and nothing of it answers.
+  const failing = [];
+  const broken = client({ storage: new EachStorage(entries, 1), policy: "cache-only" }, { onCacheError: (e) => failing.push(e) });
+  await assert.rejects(broken.collection("authors", "limit=2"), (e) => e.code === "not_cached");
+  assert.equal(broken.cache.size, 0);
+  assert.equal(failing.length, 1);
+  assert.equal(failing[0].code, "storage");
+  assert.match(failing[0].message, /the disk went away/);
+});
+
 test("cache options are validated", () => {
   for (const cache of [{ policy: "sometimes" }, { storage: "disk" }, { storage: {} }, { maxAgeMs: -1 }, "yes"]) {
     assert.throws(() => client(cache), (e) => e.code === "invalid_argument", JSON.stringify(cache));
