@@ -29,6 +29,7 @@ pub mod cache;
 pub mod client;
 pub mod engine;
 mod error;
+mod hash;
 pub mod http;
 pub mod json;
 mod num;

@@ -39,6 +39,7 @@ use crate::engine::apply::select_any;
 use crate::engine::list::{id_at, probe, revision_at};
 use crate::engine::sort::{effective_keys, list_documents};
 use crate::error::{Error, Result};
+use crate::hash::IdSet;
 use crate::json;
 use crate::json::record::{Record, Writer};
 use crate::num::u64_from_f64;
@@ -162,7 +163,7 @@ type Tombstones = HashMap<Vec<u8>, Option<Box<[u8]>>>;
 /// A list of a variant: its members, when complete.
 #[derive(Debug, Clone, Default)]
 struct List {
-    members: HashSet<Rc<[u8]>>,
+    members: IdSet<Rc<[u8]>>,
     fetched_at: f64,
     used: u64,
 }

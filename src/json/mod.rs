@@ -90,19 +90,21 @@ pub(crate) fn trim_space(bytes: &[u8]) -> &[u8] {
 const ONES: u64 = 0x0101_0101_0101_0101;
 const HIGHS: u64 = 0x8080_8080_8080_8080;
 
-/// Whether any byte of `word` equals `byte`.
+/// The high bit of each byte of `word` that equals `byte` (exact for the
+/// lowest such byte; a byte above it may be flagged too).
 // Hot (every token of every scan): inlined even under `opt-level = "z"`.
 #[inline(always)]
-fn has_byte(word: u64, byte: u8) -> bool {
+fn byte_flags(word: u64, byte: u8) -> u64 {
     let x = word ^ (u64::from(byte) * ONES);
-    (x.wrapping_sub(ONES) & !x & HIGHS) != 0
+    x.wrapping_sub(ONES) & !x & HIGHS
 }
 
-/// Whether any byte of `word` is below 0x20 (a control character).
+/// The high bit of each byte of `word` below 0x20 (a control character;
+/// exact for the lowest such byte, as [`byte_flags`]).
 // Hot (every token of every scan): inlined even under `opt-level = "z"`.
 #[inline(always)]
-fn has_control(word: u64) -> bool {
-    (word.wrapping_sub(0x20 * ONES) & !word & HIGHS) != 0
+fn control_flags(word: u64) -> u64 {
+    word.wrapping_sub(0x20 * ONES) & !word & HIGHS
 }
 
 /// The end of the string whose opening `"` is at `start` (the index after
@@ -116,7 +118,11 @@ pub(crate) fn string_end(bytes: &[u8], start: usize) -> Result<(usize, bool), Sy
         // under `opt-level = "z"`, and most of a document is string bytes).
         while let Some((chunk, _)) = bytes.get(index..).and_then(<[u8]>::split_first_chunk::<8>) {
             let word = u64::from_le_bytes(*chunk);
-            if has_byte(word, b'"') || has_byte(word, b'\\') || has_control(word) {
+            // The first quote, backslash or control character of the word
+            // (the lowest flagged byte of each test is exact).
+            let found = byte_flags(word, b'"') | byte_flags(word, b'\\') | control_flags(word);
+            if found != 0 {
+                index += (found.trailing_zeros() / 8) as usize;
                 break;
             }
             index += 8;
@@ -231,11 +237,7 @@ pub(crate) fn key(bytes: &[u8], index: usize) -> Result<(usize, usize, bool, usi
 // Hot (every string of a stored document): inlined even under `opt-level = "z"`.
 #[inline(always)]
 fn quote_or_backslash(word: u64) -> Option<usize> {
-    let flags = |byte: u8| {
-        let x = word ^ (u64::from(byte) * ONES);
-        x.wrapping_sub(ONES) & !x & HIGHS
-    };
-    let found = flags(b'"') | flags(b'\\');
+    let found = byte_flags(word, b'"') | byte_flags(word, b'\\');
     (found != 0).then(|| (found.trailing_zeros() / 8) as usize)
 }
 

@@ -51,6 +51,7 @@ use crate::engine::list::{envelope_total, frame_with, id_at, revision_at, Probe,
 use crate::engine::select::Plan;
 use crate::engine::sort::{compare_keys, document_keys, effective_keys, KeyReader, SortKey};
 use crate::error::{Error, Result};
+use crate::hash::IdMap;
 use crate::json::{self, Syntax};
 use crate::num::u32_from_usize;
 use crate::query::selection::Selection;
@@ -203,7 +204,7 @@ fn no_id(index: usize, origin: Origin, source: &str) -> Error {
 pub struct DocumentStore {
     slots: Vec<Option<Slot>>,
     free: Vec<u32>,
-    by_id: HashMap<Rc<[u8]>, u32>,
+    by_id: IdMap<Rc<[u8]>, u32>,
     content_types: HashMap<Rc<str>, usize>,
     next_seq: u64,
     column_keys: Vec<FieldKey>,
