@@ -580,3 +580,88 @@ fn index_builds_agree_with_the_reference_on_shared_prefixes() {
         })
         .unwrap();
 }
+
+/// The selected texts a store keeps for the selection last queried are
+/// never served stale: any run of writes, replacements, deletions and
+/// clears between queries of one or two selections answers as the model.
+#[test]
+fn kept_selections_follow_every_write() {
+    use proptest::prelude::*;
+
+    #[derive(Debug, Clone)]
+    enum Op {
+        Put {
+            id: u8,
+            revision: i64,
+            n: i64,
+        },
+        Delete(u8),
+        Clear,
+        Query {
+            selection: u8,
+            sort: bool,
+            offset: u64,
+        },
+    }
+    let op = prop_oneof![
+        6 => (0u8..12, 0i64..4, -20i64..20).prop_map(|(id, revision, n)| Op::Put { id, revision, n }),
+        2 => (0u8..12).prop_map(Op::Delete),
+        1 => Just(Op::Clear),
+        6 => (0u8..3, any::<bool>(), 0u64..4).prop_map(|(selection, sort, offset)| Op::Query { selection, sort, offset }),
+    ];
+    let selections = ["t,meta(id)", "n,t", "*"];
+    let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig {
+        cases: 200,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    });
+    runner
+        .run(&prop::collection::vec(op, 1..60), |ops| {
+            let (mut store, mut model) = (DocumentStore::new(), Model::default());
+            for op in ops {
+                match op {
+                    Op::Put { id, revision, n } => {
+                        let value = doc(
+                            &id.to_string(),
+                            revision,
+                            n,
+                            if n % 2 == 0 { "a" } else { "b" },
+                        );
+                        store.put_json(value.to_string()).unwrap();
+                        model.put(&value);
+                    }
+                    Op::Delete(id) => {
+                        store.delete(&id.to_string());
+                        model.delete(&id.to_string());
+                    }
+                    Op::Clear => {
+                        store.clear();
+                        model.docs.clear();
+                    }
+                    Op::Query {
+                        selection,
+                        sort,
+                        offset,
+                    } => {
+                        let mut query = Query::new();
+                        if sort {
+                            query.sort("fields.n", Direction::Desc).unwrap();
+                        }
+                        query
+                            .offset(offset)
+                            .unwrap()
+                            .fields(selections[selection as usize])
+                            .unwrap();
+                        prop_assert_eq!(
+                            store.query(&query, None).unwrap(),
+                            model.query(&query, None),
+                            "{}",
+                            query
+                        );
+                    }
+                }
+            }
+            Ok(())
+        })
+        .unwrap();
+}

@@ -26,7 +26,7 @@
 use std::ops::Range;
 
 use super::list::{frame, Entry, Shape};
-use super::select::{write_includes, write_valid_document, Plan};
+use super::select::{write_includes, write_valid_ascii, Plan};
 use super::sort::{
     effective_keys, invalid_json, list_parts, not_a_document, order_rows, read_rows,
 };
@@ -89,12 +89,24 @@ fn write_documents<'t>(
     documents: impl Iterator<Item = Result<&'t [u8]>>,
     plan: &Plan,
 ) -> Result<()> {
+    let mut scratch = Vec::new();
+    write_array(out, documents, |out, document| {
+        write_valid_ascii(document?, plan, out, &mut scratch)
+    })
+}
+
+/// Appends `items` as a JSON array, each written by `write`.
+fn write_array<T>(
+    out: &mut Vec<u8>,
+    items: impl Iterator<Item = T>,
+    mut write: impl FnMut(&mut Vec<u8>, T) -> Result<()>,
+) -> Result<()> {
     out.push(b'[');
-    for (count, document) in documents.enumerate() {
+    for (count, item) in items.enumerate() {
         if count > 0 {
             out.push(b',');
         }
-        write_valid_document(document?, plan, out)?;
+        write(out, item)?;
     }
     out.push(b']');
     Ok(())
@@ -102,19 +114,19 @@ fn write_documents<'t>(
 
 /// Appends the start of a page's list envelope as the service writes it,
 /// `{"data":[...],"meta":{"count":..,"limit":..,"offset":..,"total":..}`:
-/// the page's `documents` (their texts, in order, `count` of them; checked
-/// JSON, as stored or framed) each selected by `plan`, out of `total`. The caller adds any other entries
-/// and the closing `}`.
-pub(crate) fn open_envelope<'t>(
+/// the page's documents (`count` of them, out of `total`), each written by
+/// `write` (the selected text of the document). The caller adds any other
+/// entries and the closing `}`.
+pub(crate) fn open_envelope<T>(
     out: &mut Vec<u8>,
-    documents: impl Iterator<Item = Result<&'t [u8]>>,
-    plan: &Plan,
+    documents: impl Iterator<Item = T>,
+    write: impl FnMut(&mut Vec<u8>, T) -> Result<()>,
     query: &Query,
     count: usize,
     total: usize,
 ) -> Result<()> {
     out.extend_from_slice(b"{\"data\":");
-    write_documents(out, documents, plan)?;
+    write_array(out, documents, write)?;
     out.extend_from_slice(b",\"meta\":");
     write_page_meta(out, query, count, total);
     Ok(())
@@ -167,7 +179,11 @@ fn envelope(
     let plan = Plan::compile(query.selection().unwrap_or(&Selection::All))?;
     let mut out = Vec::with_capacity(64 + count * 256);
     let page = positions.map(|position| document(text, documents, position));
-    open_envelope(&mut out, page, &plan, query, count, total)?;
+    let mut scratch = Vec::new();
+    let write = |out: &mut Vec<u8>, document: Result<&[u8]>| {
+        write_valid_ascii(document?, &plan, out, &mut scratch)
+    };
+    open_envelope(&mut out, page, write, query, count, total)?;
     write_rest(&mut out, text, entries, &[b"data", b"meta"], &plan)?;
     out.push(b'}');
     utf8(out)
@@ -238,7 +254,7 @@ pub fn select_any(text: &str, selection: &Selection) -> Result<String> {
             }
             out.push(b'}');
         }
-        Shape::Object => write_valid_document(text.as_bytes(), &plan, &mut out)?,
+        Shape::Object => write_valid_ascii(text.as_bytes(), &plan, &mut out, &mut Vec::new())?,
         Shape::Scalar => {
             return Err(Error::invalid_argument(
                 "expected a document, an array of documents or a list { data: Document[] }",

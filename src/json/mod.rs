@@ -495,6 +495,60 @@ fn push_code_point(out: &mut Vec<u8>, code: u32) {
     }
 }
 
+/// Appends the JSON text `text` (valid UTF-8) with every character beyond
+/// ASCII written as a `\u` escape (two for one beyond the BMP): the
+/// same value for `JSON.parse`, as text that JavaScript decodes and parses
+/// faster (a one-byte string; measured 12 ms against 42 ms to decode the
+/// 16 MB of a 100,000-document answer). Beyond ASCII is only ever inside
+/// strings, where an escape means the character. A byte that does not
+/// start a UTF-8 character is written as U+FFFD.
+pub fn push_ascii(out: &mut Vec<u8>, text: &[u8]) {
+    let mut index = 0;
+    loop {
+        let start = index;
+        while let Some((chunk, _)) = text.get(index..).and_then(<[u8]>::split_first_chunk::<8>) {
+            if u64::from_le_bytes(*chunk) & HIGHS != 0 {
+                break;
+            }
+            index += 8;
+        }
+        while text.get(index).is_some_and(u8::is_ascii) {
+            index += 1;
+        }
+        out.extend_from_slice(text.get(start..index).unwrap_or_default());
+        let Some(&lead) = text.get(index) else {
+            return;
+        };
+        let (length, bits) = match lead {
+            0xC0..=0xDF => (2, u32::from(lead & 0x1F)),
+            0xE0..=0xEF => (3, u32::from(lead & 0x0F)),
+            0xF0..=0xF7 => (4, u32::from(lead & 0x07)),
+            _ => (1, 0xFFFD),
+        };
+        let tail = text.get(index + 1..index + length).unwrap_or_default();
+        let code = tail
+            .iter()
+            .fold(bits, |code, byte| (code << 6) | u32::from(byte & 0x3F));
+        index += 1 + tail.len();
+        let mut units = [0u16; 2];
+        let units = char::from_u32(code)
+            .unwrap_or(char::REPLACEMENT_CHARACTER)
+            .encode_utf16(&mut units);
+        for unit in units.iter() {
+            out.extend_from_slice(b"\\u");
+            for shift in [12, 8, 4, 0] {
+                out.push(
+                    HEX.get(usize::from((*unit >> shift) & 0xF))
+                        .copied()
+                        .unwrap_or(b'0'),
+                );
+            }
+        }
+    }
+}
+
+const HEX: [u8; 16] = *b"0123456789abcdef";
+
 /// Decodes the inside of a valid JSON string (between its quotes) into
 /// WTF-8: UTF-8, with each lone surrogate kept as its own code point. Byte
 /// order of the result is code point order.

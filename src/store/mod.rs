@@ -37,6 +37,7 @@
 //! # Ok::<(), content_repo::Error>(())
 //! ```
 
+mod projected;
 pub mod utf8;
 
 use std::cmp::Ordering;
@@ -48,7 +49,7 @@ use serde_json::Value;
 
 use crate::engine::apply::{open_envelope, page_bounds};
 use crate::engine::list::{envelope_total, frame_with, id_at, revision_at, Probe, Shape};
-use crate::engine::select::Plan;
+use crate::engine::select::{write_valid_ascii, Plan};
 use crate::engine::sort::{compare_keys, document_keys, effective_keys, KeyReader, SortKey};
 use crate::error::{Error, Result};
 use crate::hash::IdMap;
@@ -58,6 +59,7 @@ use crate::query::selection::Selection;
 use crate::query::sort::{Direction, FieldKey, Sort};
 use crate::query::Query;
 use crate::sort::{sort_by, sorted};
+use projected::Projected;
 
 /// How many sort indexes a store keeps (least recently used dropped first).
 pub const MAX_INDEXES: usize = 8;
@@ -222,6 +224,8 @@ pub struct DocumentStore {
     /// Whether texts may be copied together when most of them are dead
     /// (off for the offline cache, which tracks its texts itself).
     fixed_buffers: bool,
+    /// The selected texts of the latest selection queried.
+    projected: Projected,
 }
 
 impl DocumentStore {
@@ -552,6 +556,7 @@ impl DocumentStore {
                 *place = value;
             }
         }
+        self.projected.forget(slot);
         Some(slot)
     }
 
@@ -571,6 +576,7 @@ impl DocumentStore {
     /// Takes a document out of the slots (the indexes are left to the caller).
     fn unlink(&mut self, id: &[u8]) -> Option<u32> {
         let slot = self.by_id.remove(id)?;
+        self.projected.forget(slot);
         if let Some(stored) = self.slots.get_mut(slot as usize).and_then(Option::take) {
             self.live_bytes -= stored.text.len();
             if let Some(content_type) = &stored.content_type {
@@ -635,6 +641,7 @@ impl DocumentStore {
         self.live_bytes = 0;
         self.buffer_bytes = 0;
         self.selections.clear();
+        self.projected.clear();
     }
 
     fn column_of(&self, key: &FieldKey) -> Option<usize> {
@@ -970,27 +977,49 @@ impl DocumentStore {
             Some(index) => &index.order,
             None => return Err(Error::invalid_argument("the sort index is missing")),
         };
-        let slot = |slot: &u32| self.slots.get(*slot as usize).and_then(Option::as_ref);
+        let slots = &self.slots;
+        let stored = |slot: u32| slots.get(slot as usize).and_then(Option::as_ref);
         // Every document counts: the page is a slice of the index, wherever it starts.
-        let page: Vec<&Slot> = match keep {
+        let page: Vec<(u32, &Slot)> = match keep {
             None => order
                 .get(offset..offset.saturating_add(count).min(order.len()))
                 .unwrap_or_default()
                 .iter()
-                .filter_map(slot)
+                .filter_map(|&slot| Some((slot, stored(slot)?)))
                 .collect(),
             Some(keep) => order
                 .iter()
-                .filter_map(slot)
-                .filter(|stored| keep(stored))
+                .filter_map(|&slot| Some((slot, stored(slot)?)))
+                .filter(|(_, stored)| keep(stored))
                 .skip(offset)
                 .take(count)
                 .collect(),
         };
-        let plan = Plan::compile(query.selection().unwrap_or(&Selection::All))?;
+        let selection = query.selection().unwrap_or(&Selection::All);
+        let plan = Plan::compile(selection)?;
+        // The selected texts are kept for the next query of this selection
+        // (within half the live text); `*` copies the documents anyway.
+        let projected = &mut self.projected;
+        let room = self.live_bytes / 2;
+        let kept = matches!(selection, Selection::Parts(_));
+        if kept {
+            projected.select(&selection.to_string());
+        }
+        let mut scratch = Vec::new();
+        let write = |out: &mut Vec<u8>, (slot, stored): (u32, &Slot)| {
+            if let Some(text) = projected.get(slot).filter(|_| kept) {
+                out.extend_from_slice(text);
+                return Ok(());
+            }
+            let mark = out.len();
+            write_valid_ascii(stored.text.as_bytes(), &plan, out, &mut scratch)?;
+            if kept {
+                projected.keep(slot, out.get(mark..).unwrap_or_default(), room);
+            }
+            Ok(())
+        };
         let mut out = Vec::with_capacity(64 + count * 256);
-        let texts = page.into_iter().map(|stored| Ok(stored.text.as_bytes()));
-        open_envelope(&mut out, texts, &plan, query, count, total)?;
+        open_envelope(&mut out, page.into_iter(), write, query, count, total)?;
         out.push(b'}');
         String::from_utf8(out).map_err(|error| Error::Decode {
             message: format!("the result is not UTF-8: {error}"),
