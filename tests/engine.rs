@@ -494,3 +494,36 @@ fn the_depth_limit_counts_a_lists_own_levels() {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(harness::config(500))]
+
+    /// Answers written as ASCII read back as the same value: any strings
+    /// (accents, CJK, beyond the BMP, escapes already there) in any JSON.
+    #[test]
+    fn ascii_answers_are_the_same_value(parts in prop::collection::vec("\\PC{0,12}", 0..6), escaped in any::<bool>()) {
+        let value = serde_json::json!({ "fields": { "title": parts.join("\u{1F600}é"), "list": parts }, "meta": { "id": "1" } });
+        // Characters the text holds already escaped stay as they are.
+        let mut text = serde_json::to_string(&value).unwrap();
+        if escaped {
+            text = text.replace('é', "\\u00e9");
+        }
+        let mut out = Vec::new();
+        json::push_ascii(&mut out, text.as_bytes());
+        prop_assert!(out.is_ascii());
+        let back: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        prop_assert_eq!(back, value);
+    }
+}
+
+/// A byte that does not start a UTF-8 character is written as U+FFFD, and
+/// a character cut short at the end takes what is there.
+#[test]
+fn ascii_of_broken_bytes_is_in_bounds() {
+    let mut out = Vec::new();
+    json::push_ascii(&mut out, b"\"a\x80b\xF0\x9F\"");
+    assert!(out.is_ascii());
+    assert!(std::str::from_utf8(&out)
+        .unwrap()
+        .starts_with("\"a\\ufffdb"));
+}
