@@ -114,7 +114,9 @@ if (!Object.values(signatures).some((signature) => signature.promise)) {
   throw new Error(`${dir}/content_repo.js: no method returns a promise (the JSDoc changed?)`);
 }
 
-const names = [...exportsInOrder].sort();
+// A glue export whose name starts with `_` is the module's own (the tasks
+// that src/js/client.js performs), not the package's: guarded, not exported.
+const names = exportsInOrder.filter((name) => !name.startsWith("_")).sort();
 const template = readFileSync(join(root, "src/js/entry.js"), "utf8");
 const filled = template
   .replaceAll("__SNIPPET__", snippet)
