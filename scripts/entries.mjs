@@ -68,6 +68,8 @@ for (const line of glue.split("\n")) {
   if ((m = /^export class (\w+) \{/.exec(line))) {
     currentClass = m[1];
     exportsInOrder.push(m[1]);
+    // The module's own classes (`_Task`) are neither guarded nor named.
+    if (m[1].startsWith("_")) currentClass = null;
     continue;
   }
   if ((m = /^export function (\w+)\(([^)]*)\) \{/.exec(line))) {
