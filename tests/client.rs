@@ -1158,6 +1158,10 @@ fn a_flow_keeps_a_calls_outcome_between_steps() {
     };
     let late = raced(&mut fork, false).unwrap();
     assert_eq!((late.source, late.stale), (Source::Cache, true));
+    assert!(
+        fork.response.is_some(),
+        "a fork that lost the race keeps its answer (to record)"
+    );
     let mut fork = Flow {
         failed: Some(down()),
         ..Flow::default()

@@ -146,9 +146,13 @@ impl Flow {
 
     /// The answer of the course after the fetch of `fork`: its outcome when
     /// it is `settled`, none when the race's time ran out first.
+    /// A fork that has not settled is left as it is (it goes on, and
+    /// records its answer).
     pub fn after(&mut self, fork: &mut Flow, settled: bool) -> Result<()> {
-        let response = fork.response.take().map(Ok);
-        let outcome = settled.then(|| response.or_else(|| fork.failed.clone().map(Err)));
+        let outcome = settled.then(|| {
+            let response = fork.response.take().map(Ok);
+            response.or_else(|| fork.failed.clone().map(Err))
+        });
         let course = self.course.take().ok_or(Error::Aborted)?;
         self.response = Some(course.after(outcome.flatten())?);
         Ok(())

@@ -292,7 +292,10 @@ async function resolve(io, task, signal) {
   await ready(io);
   const course = task.start();
   if (course === true) {
-    network(io, task.fork(), true, true, signal).catch(() => {});
+    const fork = task.fork();
+    network(io, fork, true, true, signal)
+      .catch(() => {})
+      .finally(() => fork.free());
   } else if (course !== false) {
     // The network's outcome, or none when the race's time passed first
     // (the request goes on in the background and records).
@@ -301,8 +304,13 @@ async function resolve(io, task, signal) {
     const done = () => {
       settled = true;
     };
-    await within(network(io, fork, course[0], true, signal).then(done, done), course[1]);
-    task.after(fork, settled);
+    const run = network(io, fork, course[0], true, signal).then(done, done);
+    try {
+      await within(run, course[1]);
+      task.after(fork, settled);
+    } finally {
+      run.then(() => fork.free());
+    }
   }
 }
 
@@ -328,16 +336,30 @@ async function drive(io, task, signal, progress) {
   }
 }
 
-/** A typed method's request: the body, marked with its source. */
-export async function request(io, task, signal) {
-  await undefined;
-  await resolve(io, task, signal);
-  return task.value();
+/**
+ * `work()`, started in a later microtask (as the async Rust exports were);
+ * then the task's memory is released. A fork is released when its own
+ * background work ends.
+ */
+async function perform(task, work) {
+  try {
+    await undefined;
+    return await work();
+  } finally {
+    task.free();
+  }
 }
 
-/** A list method (`all`, `prefetch`, `refresh`). */
-export async function list(io, task, signal, progress, refresh) {
-  await undefined;
+/** A typed method's request: the body, marked with its source. */
+export function request(io, task, signal) {
+  return perform(task, async () => {
+    await resolve(io, task, signal);
+    return task.value();
+  });
+}
+
+/** A list method (`all`, `prefetch`, `refresh`) to its answer. */
+async function run(io, task, signal, progress, refresh) {
   if (refresh) {
     await ready(io);
     task.startRefresh();
@@ -345,25 +367,32 @@ export async function list(io, task, signal, progress, refresh) {
   return drive(io, task, signal, progress);
 }
 
+/** A list method (`all`, `prefetch`, `refresh`). */
+export function list(io, task, signal, progress, refresh) {
+  return perform(task, () => run(io, task, signal, progress, refresh));
+}
+
 /** `Pages.next`: the next page as an iterator result. */
-export async function page(io, task, signal) {
-  await undefined;
-  if (typeof task.step() === "number") await resolve(io, task, signal);
-  return task.page();
+export function page(io, task, signal) {
+  return perform(task, async () => {
+    if (typeof task.step() === "number") await resolve(io, task, signal);
+    return task.page();
+  });
 }
 
 /** Refreshes every complete list of the cache, reporting failures (`refreshOnReconnect`). */
-async function refreshAll(io) {
-  await undefined;
+function refreshAll(io) {
   const task = io.root.fork();
-  await ready(io);
-  while (task.nextList()) {
-    try {
-      await list(io, task, undefined, undefined, true);
-    } catch (error) {
-      report(io.onError, error);
+  return perform(task, async () => {
+    await ready(io);
+    while (task.nextList()) {
+      try {
+        await run(io, task, undefined, undefined, true);
+      } catch (error) {
+        report(io.onError, error);
+      }
     }
-  }
+  });
 }
 
 /** `client.cache.ready()`. */
