@@ -15,7 +15,7 @@ import { entrySizes, importsOf, moduleGraph } from "../../scripts/size.mjs";
  * 100 KiB (scripts/size.mjs BUDGET_BYTES); the package is not there yet
  * (167.1 KiB, 171,122 bytes, when the budget was first set; 173.1 KiB,
  * 177,276 bytes, once the sans-IO client core and the reload work were merged
- * with it); 163.9 KiB, 167,860 bytes, once the boundary was made synchronous
+ * with it); 163.6 KiB, 167,511 bytes, once the boundary was made synchronous
  * (src/js/client.js awaits, the Rust steps decide): this budget is what it
  * measured last, rounded up to the next KiB.
  */
