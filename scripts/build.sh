@@ -33,11 +33,12 @@ for target in web node; do
 done
 # The browser build's JavaScript is what the "." entry downloads with the
 # module (its gzipped total is budgeted: tests/js/size.test.mjs), so it ships
-# without comments and indentation: esbuild's white-space minification only
-# (every name stays, so stack traces and the guard's messages read as in
-# the source). The Node build stays as written.
+# without comments and indentation: esbuild's white-space and syntax
+# minification, never its renaming (every name stays, so stack traces and
+# the guard's messages read as in the source). The Node build stays as
+# written.
 mapfile -t scripts < <(find "$out.tmp/web" -name '*.js')
-node_modules/.bin/esbuild "${scripts[@]}" --minify-whitespace --outbase="$out.tmp/web" \
+node_modules/.bin/esbuild "${scripts[@]}" --minify-whitespace --minify-syntax --outbase="$out.tmp/web" \
   --outdir="$out.tmp/web" --allow-overwrite --log-level=warning
 
 # The types are written by hand (src/js/*.d.ts), not generated: the Rust

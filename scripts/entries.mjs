@@ -68,6 +68,8 @@ for (const line of glue.split("\n")) {
   if ((m = /^export class (\w+) \{/.exec(line))) {
     currentClass = m[1];
     exportsInOrder.push(m[1]);
+    // The module's own classes (`_Task`) are neither guarded nor named.
+    if (m[1].startsWith("_")) currentClass = null;
     continue;
   }
   if ((m = /^export function (\w+)\(([^)]*)\) \{/.exec(line))) {
@@ -114,10 +116,9 @@ if (!Object.values(signatures).some((signature) => signature.promise)) {
   throw new Error(`${dir}/content_repo.js: no method returns a promise (the JSDoc changed?)`);
 }
 
-// Classes the module hands to the package's own JavaScript only (not API):
-// `LoadSink`, where storage.js's loadStorage hands stored entries over.
-const INTERNAL = new Set(["LoadSink"]);
-const names = [...exportsInOrder].filter((name) => !INTERNAL.has(name)).sort();
+// A glue export whose name starts with `_` is the module's own (the tasks
+// that src/js/client.js performs), not the package's: guarded, not exported.
+const names = exportsInOrder.filter((name) => !name.startsWith("_")).sort();
 const template = readFileSync(join(root, "src/js/entry.js"), "utf8");
 const filled = template
   .replaceAll("__SNIPPET__", snippet)

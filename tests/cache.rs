@@ -885,3 +885,129 @@ fn entries_loaded_one_at_a_time_in_any_order_equal_one_load() {
         Some("not_cached")
     );
 }
+
+/// The writes of a planned change (`Writing`), as the boundary performs
+/// them: the change, then collection or room, each applied only once
+/// written; what is the outcome and what is reported.
+#[test]
+fn a_writing_applies_what_was_written_and_reports_storage_failures() {
+    use content_repo::cache::writing::{Next, Writing};
+    use content_repo::Error;
+    let plan = |cache: &mut Cache, id: u32| {
+        let body = list(vec![doc(id, 1, "t", "2024-01-01T00:00:00.000Z")], 1);
+        let endpoint = Endpoint::Collection(format!("c{id}"));
+        let url = format!("{URL}{id}");
+        cache
+            .plan_response(
+                Some(&url),
+                &endpoint,
+                &Query::new(),
+                Kind::List,
+                Rc::new(body.to_string()),
+                1.0,
+            )
+            .unwrap()
+    };
+    let quota = || Error::Storage {
+        message: "write() failed: QuotaExceededError".into(),
+    };
+    let fire = || Error::Storage {
+        message: "write() failed: disk on fire".into(),
+    };
+
+    // Written: applied; nothing to collect.
+    let mut cache = Cache::new("a");
+    let mut writing = Writing::new(plan(&mut cache, 1), false);
+    assert_eq!(writing.next(&mut cache, None), Next::Write);
+    assert!(!writing.pending().unwrap().puts().is_empty());
+    assert_eq!(
+        writing.next(&mut cache, Some(Ok(()))),
+        Next::Done(Ok(()), vec![])
+    );
+    assert_eq!(cache.size(), 1);
+
+    // Refused (not a quota): not applied, the failure is the outcome and reported.
+    let mut writing = Writing::new(plan(&mut cache, 2), false);
+    assert_eq!(writing.next(&mut cache, None), Next::Write);
+    assert_eq!(
+        writing.next(&mut cache, Some(Err(fire()))),
+        Next::Done(Err(fire()), vec![fire()])
+    );
+    assert_eq!(cache.size(), 1, "a refused change is not applied");
+
+    // A failure other than the storage's is the outcome, not reported.
+    let missing = Error::invalid_argument("the cache storage has no write() method");
+    let mut writing = Writing::new(plan(&mut cache, 2), false);
+    assert_eq!(writing.next(&mut cache, None), Next::Write);
+    assert_eq!(
+        writing.next(&mut cache, Some(Err(missing.clone()))),
+        Next::Done(Err(missing.clone()), vec![])
+    );
+
+    // A full storage: room is made (the least recently used list goes,
+    // memory and storage together); the outcome is the quota failure.
+    let mut writing = Writing::new(plan(&mut cache, 3), false);
+    assert_eq!(writing.next(&mut cache, None), Next::Write);
+    assert_eq!(writing.next(&mut cache, Some(Err(quota()))), Next::Write);
+    assert!(
+        !writing.pending().unwrap().deletes().is_empty(),
+        "room: deletes"
+    );
+    assert_eq!(
+        writing.next(&mut cache, Some(Ok(()))),
+        Next::Done(Err(quota()), vec![quota()])
+    );
+    assert_eq!(cache.size(), 0, "the room was applied");
+    // ... and when making room fails too, both are reported, room first.
+    let mut writing = Writing::new(plan(&mut cache, 4), false);
+    assert_eq!(writing.next(&mut cache, None), Next::Write);
+    writing.next(&mut cache, Some(Ok(())));
+    let mut writing = Writing::new(plan(&mut cache, 5), false);
+    assert_eq!(writing.next(&mut cache, None), Next::Write);
+    assert_eq!(writing.next(&mut cache, Some(Err(quota()))), Next::Write);
+    assert_eq!(
+        writing.next(&mut cache, Some(Err(fire()))),
+        Next::Done(Err(quota()), vec![fire(), quota()])
+    );
+    assert_eq!(
+        cache.size(),
+        1,
+        "neither the change nor the room was applied"
+    );
+
+    // Over maxBytes: collection follows; its failure is the outcome.
+    cache.set_max_bytes(Some(1));
+    let mut writing = Writing::new(plan(&mut cache, 6), false);
+    assert_eq!(writing.next(&mut cache, None), Next::Write);
+    assert_eq!(
+        writing.next(&mut cache, Some(Ok(()))),
+        Next::Write,
+        "collection"
+    );
+    assert_eq!(
+        writing.next(&mut cache, Some(Err(fire()))),
+        Next::Done(Err(fire()), vec![fire()])
+    );
+    let mut writing = Writing::new(plan(&mut cache, 7), false);
+    assert_eq!(writing.next(&mut cache, None), Next::Write);
+    assert_eq!(writing.next(&mut cache, Some(Ok(()))), Next::Write);
+    assert_eq!(
+        writing.next(&mut cache, Some(Ok(()))),
+        Next::Done(Ok(()), vec![])
+    );
+
+    // Alone (a load's deletes): nothing after it; any failure reported.
+    let mut writing = Writing::new(plan(&mut cache, 8), true);
+    assert_eq!(writing.next(&mut cache, None), Next::Write);
+    assert_eq!(
+        writing.next(&mut cache, Some(Err(missing.clone()))),
+        Next::Done(Err(missing.clone()), vec![missing])
+    );
+    let mut writing = Writing::new(plan(&mut cache, 9), true);
+    assert_eq!(writing.next(&mut cache, None), Next::Write);
+    assert_eq!(
+        writing.next(&mut cache, Some(Ok(()))),
+        Next::Done(Ok(()), vec![]),
+        "alone: no collection"
+    );
+}

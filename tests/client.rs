@@ -1041,3 +1041,149 @@ fn a_response_is_checked_and_what_the_cache_records_is_counted() {
     let (cached, _) = request.lookup(&mut cache, 3.0, None);
     assert_eq!(cached, Cached::Fresh { age_ms: 2.0 });
 }
+
+/// A call's flow between its steps (`Flow`, what the boundary's task
+/// keeps while JavaScript awaits): attempts read as the call decides, the
+/// body kept until checked, outcomes shared and raced.
+#[test]
+fn a_flow_keeps_a_calls_outcome_between_steps() {
+    use content_repo::client::task::Flow;
+    use content_repo::http::call::Call;
+    use content_repo::http::retry::RetryPolicy;
+    let request = Request::new(&config(), Endpoint::Documents, Query::new(), Expect::List).unwrap();
+    let started = |retry: bool| Flow {
+        request: Some(request.clone()),
+        call: Some(Call::new(RetryPolicy::default(), 10_000, retry, 0.0)),
+        ..Flow::default()
+    };
+
+    // A 503 with Retry-After waits; a 200 keeps its body until checked.
+    let mut flow = started(true);
+    assert_eq!(
+        flow.ended(503.0, Some("2"), Some(String::new()), KEY, 0.0, 0.5),
+        Ok(Some(2000))
+    );
+    let body = r#"{"data":[{"a":1}]}"#;
+    assert_eq!(
+        flow.ended(200.0, None, Some(body.into()), KEY, 2000.0, 0.5),
+        Ok(None)
+    );
+    assert_eq!(flow.body.as_deref(), Some(body));
+    flow.answer(KEY, 5.0).unwrap();
+    assert_eq!(
+        (flow.body.as_deref(), flow.at),
+        (None, 5.0),
+        "checked: taken"
+    );
+    assert_eq!(flow.response.as_ref().unwrap().body.as_str(), body);
+
+    // No status, or no body: a network failure (not retried here), kept,
+    // without the key.
+    let mut flow = started(false);
+    let failed = flow.ended(0.0, Some("refused s3cr3t-key"), None, KEY, 0.0, 0.5);
+    let Err(Error::Network { message }) = &failed else {
+        panic!("{failed:?}")
+    };
+    assert!(!message.contains(KEY), "{message}");
+    assert_eq!(flow.failed, failed.clone().err());
+    let mut flow = started(false);
+    let failed = flow.ended(200.0, Some("no body"), None, KEY, 0.0, 0.5);
+    assert!(matches!(failed, Err(Error::Network { .. })), "{failed:?}");
+    // An HTTP error that is not retried: the status, kept.
+    let mut flow = started(true);
+    let failed = flow.ended(404.0, None, Some("{}".into()), KEY, 0.0, 0.5);
+    assert!(
+        matches!(failed, Err(Error::Http { status: 404, .. })),
+        "{failed:?}"
+    );
+    // A body that is not the list promised: a decode error, kept.
+    let mut flow = started(true);
+    flow.ended(200.0, None, Some("[]".into()), KEY, 0.0, 0.5)
+        .unwrap();
+    let failed = flow.answer(KEY, 1.0);
+    assert!(matches!(failed, Err(Error::Decode { .. })), "{failed:?}");
+    assert_eq!(flow.failed, failed.err());
+
+    // Stopped from outside: by the caller, else by the deadline.
+    assert_eq!(started(true).stopped(true), Error::Aborted);
+    let mut flow = started(true);
+    assert_eq!(flow.stopped(false), Error::Timeout { ms: 10_000 });
+    assert_eq!(flow.failed, Some(Error::Timeout { ms: 10_000 }));
+    assert_eq!(
+        Flow::default().stopped(false),
+        Error::Aborted,
+        "no call yet: aborted"
+    );
+
+    // A flow that shared another's GET adopts its outcome, body or failure.
+    let mut owner = started(true);
+    owner
+        .ended(200.0, None, Some(body.into()), KEY, 0.0, 0.5)
+        .unwrap();
+    let mut sharer = Flow {
+        request: Some(request.clone()),
+        ..Flow::default()
+    };
+    sharer.adopt(&owner);
+    sharer.answer(KEY, 1.0).unwrap();
+    owner.answer(KEY, 1.0).unwrap();
+    assert_eq!(sharer.response, owner.response);
+    let mut owner = started(false);
+    let _ = owner.stopped(true);
+    sharer.adopt(&owner);
+    assert_eq!(
+        (sharer.body.as_deref(), sharer.failed.clone()),
+        (None, Some(Error::Aborted))
+    );
+
+    // The race of network-first's networkTimeoutMs, with a cached answer:
+    // the network's answer when it settled first, the cache's when not, the
+    // cache's (stale) when the network failed.
+    let fresh = Cached::Fresh { age_ms: 1.0 };
+    let raced = |fork: &mut Flow, settled: bool| {
+        let mut main = Flow {
+            course: Some(course(Policy::NetworkFirst, fresh.clone(), true)),
+            ..Flow::default()
+        };
+        main.after(fork, settled).map(|()| main.response.unwrap())
+    };
+    let mut fork = Flow {
+        response: Some(network()),
+        ..Flow::default()
+    };
+    assert_eq!(raced(&mut fork, true).unwrap().source, Source::Network);
+    let mut fork = Flow {
+        response: Some(network()),
+        ..Flow::default()
+    };
+    let late = raced(&mut fork, false).unwrap();
+    assert_eq!((late.source, late.stale), (Source::Cache, true));
+    assert!(
+        fork.response.is_some(),
+        "a fork that lost the race keeps its answer (to record)"
+    );
+    let mut fork = Flow {
+        failed: Some(down()),
+        ..Flow::default()
+    };
+    assert_eq!(raced(&mut fork, true).unwrap().source, Source::Cache);
+    // Without a cached answer, the network's failure is the answer.
+    let mut main = Flow {
+        course: Some(course(Policy::NetworkFirst, not_cached(), true)),
+        ..Flow::default()
+    };
+    let mut fork = Flow {
+        failed: Some(Error::Http {
+            status: 404,
+            message: None,
+        }),
+        ..Flow::default()
+    };
+    assert_eq!(
+        main.after(&mut fork, true),
+        Err(Error::Http {
+            status: 404,
+            message: None
+        })
+    );
+}

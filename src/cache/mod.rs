@@ -30,6 +30,7 @@
 
 pub mod policy;
 pub mod refresh;
+pub mod writing;
 
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;

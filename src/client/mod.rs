@@ -8,3 +8,4 @@
 pub mod options;
 pub mod pager;
 pub mod request;
+pub mod task;

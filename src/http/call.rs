@@ -144,10 +144,3 @@ impl Call {
 pub fn shared_key(url: &str, has_signal: bool, retry_network: bool) -> Option<String> {
     (!has_signal).then(|| format!("{}{url}", u8::from(retry_network)))
 }
-
-/// The error of a shared GET whose request ended without a result.
-pub fn unfinished_share() -> Error {
-    Error::Network {
-        message: "the shared request ended without a result".into(),
-    }
-}

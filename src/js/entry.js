@@ -325,6 +325,9 @@ function guardClass(cls) {
 const api = {};
 for (const [name, value] of Object.entries(glue)) {
   if (LOADER_NAMES.has(name)) continue;
+  // A name starting with `_` is the module's own (the tasks that
+  // src/js/client.js performs): not guarded, and not exported.
+  if (name.startsWith("_")) continue;
   if (classes.has(value)) api[name] = guardClass(value);
   else if (typeof value === "function") api[name] = guardFunction(name, value);
   else api[name] = value;

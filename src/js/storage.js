@@ -152,18 +152,18 @@ export function sessionId() {
 }
 
 /**
- * Reads every stored entry into `sink` (a wasm `LoadSink`): `entry(key,
- * value)` for each `[key, text]` pair as it is read (storage's `loadEach`
- * when it has one, its `load()` otherwise). Returns `callStorage`'s outcome,
- * with the number of items that were not such pairs as the value; `sink` is
- * freed once the outcome is known, and takes nothing after it.
+ * Reads every stored entry into `onEntry(key, text)` (the cache's), each
+ * `[key, text]` pair as it is read: storage's `loadEach` when it has one,
+ * its `load()` otherwise. Returns `callStorage`'s outcome, with the number
+ * of items that were not such pairs as the value; nothing is handed over
+ * once the outcome is known (a late storage).
  */
-export async function loadStorage(storage, sink, ms) {
+export async function loadStorage(storage, onEntry, ms) {
   let open = true;
   let bad = 0;
   const take = (key, value) => {
     if (typeof key === "string" && (typeof value === "string" || value instanceof Uint8Array)) {
-      if (open) sink.entry(key, value);
+      if (open) onEntry(key, value);
     } else bad++;
   };
   let each;
@@ -172,14 +172,13 @@ export async function loadStorage(storage, sink, ms) {
   } catch {
     each = undefined;
   }
-  const outcome = await callMethod(storage, typeof each === "function" ? "loadEach" : "load", typeof each === "function" ? [take] : [], ms);
+  const outcome = await callStorage(storage, typeof each === "function" ? "loadEach" : "load", typeof each === "function" ? [take] : [], ms);
   if (outcome[0] === 0 && typeof each !== "function") {
     const entries = outcome[1];
     if (entries == null || typeof entries[Symbol.iterator] !== "function") bad += entries == null ? 0 : 1;
     else for (const entry of entries) Array.isArray(entry) ? take(entry[0], entry[1]) : bad++;
   }
   open = false;
-  sink.free();
   return outcome[0] === 0 ? [0, bad] : outcome;
 }
 
@@ -197,14 +196,9 @@ function stringField(value, key) {
  * `storage[method](...args)`, awaited for at most `ms` (0: no bound):
  * `[0, value]`; `[1, message, name, error]` when it throws or rejects
  * (`message` and `name` when they are strings); `[2]` when it does not
- * settle in time; `[3]` when the storage has no such method. `load` reads
- * the entries into the `LoadSink` `args[0]` (`loadStorage`).
+ * settle in time; `[3]` when the storage has no such method.
  */
-export function callStorage(storage, method, args, ms) {
-  return method === "load" ? loadStorage(storage, args[0], ms) : callMethod(storage, method, args, ms);
-}
-
-async function callMethod(storage, method, args, ms) {
+export async function callStorage(storage, method, args, ms) {
   let fn;
   try {
     fn = typeof storage === "object" && storage !== null ? Reflect.get(storage, method) : undefined;

@@ -1,16 +1,16 @@
 //! The offline cache at the boundary: the storage adapter (IndexedDB,
-//! memory, or the caller's) and `client.cache`. What to store, what to
-//! answer and when are decided by [`crate::cache`]; this performs it.
+//! memory, or the caller's), the outcomes of its calls, and `client.cache`.
+//! What to store, what to answer and when are decided by [`crate::cache`];
+//! `src/js/client.js` performs the storage calls and feeds them back.
 
-use std::cell::{OnceCell, RefCell};
-use std::rc::Rc;
+use std::cell::RefCell;
 
 use js_sys::{Array, Function, Promise};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::JsFuture;
 
-use super::convert::{describe, promise, props};
+use super::convert::{describe, props};
 use super::store::utf8_text;
+use crate::cache::writing::{Next, Writing};
 use crate::cache::{storage_error, Cache, Change, StorageFailure};
 use crate::client::options::{self, CacheOptions};
 use crate::error::{Error, Result};
@@ -28,54 +28,38 @@ extern "C" {
     pub(crate) fn online() -> bool;
     #[wasm_bindgen(js_name = sessionId)]
     fn session_id() -> String;
-    #[wasm_bindgen(js_name = callStorage)]
-    fn call_storage(storage: &JsValue, method: &str, args: &Array, ms: f64) -> Promise;
     fn report(on_error: &Option<Function>, error: &JsValue);
-    /// Calls `callback` on the runtime's `online` event; returns a function
-    /// that stops it (or `undefined` where there is no such event).
-    #[wasm_bindgen(js_name = onReconnect)]
-    pub(crate) fn listen_for_reconnect(callback: &JsValue) -> JsValue;
 }
 
-/// Takes a cache's stored entries from storage.js `loadStorage`, which frees it.
-#[wasm_bindgen]
-pub struct LoadSink(Rc<OfflineCache>);
-
-#[wasm_bindgen]
-impl LoadSink {
-    /// Reads one `[key, text]` entry (text: a string or UTF-8 bytes).
-    pub fn entry(&self, key: String, value: JsValue) {
-        self.0.state.borrow_mut().load_entry(key, utf8_text(value));
-    }
+#[wasm_bindgen(module = "/src/js/client.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = cacheReady)]
+    fn cache_ready(io: &JsValue) -> Promise;
+    #[wasm_bindgen(js_name = cacheClear)]
+    fn cache_clear(io: &JsValue) -> Promise;
 }
 
-/// The cache of one client, with its storage.
+/// The cache of one client.
 pub(crate) struct OfflineCache {
     pub(crate) state: RefCell<Cache>,
-    storage: JsValue,
     /// The `cache` option: the policy's settings, `maxAgeMs`,
     /// `refreshOnReconnect`, the bound of one storage call.
     pub(crate) options: CacheOptions,
     on_error: Option<Function>,
-    /// The load of the stored entries, once started.
-    loading: OnceCell<Promise>,
-    /// Settles when the last planned write has been written and applied.
-    tail: RefCell<Promise>,
+    /// The writes under way (one at a time: `src/js/client.js` orders them).
+    writing: RefCell<Option<Writing>>,
 }
 
 impl OfflineCache {
-    /// The cache of the `cache` option, on its storage (a `makeStorage`
-    /// kind or the caller's object).
-    pub(crate) fn new(options: CacheOptions, storage: JsValue, on_error: Option<Function>) -> Self {
+    /// The cache of the `cache` option.
+    pub(crate) fn new(options: CacheOptions, on_error: Option<Function>) -> Self {
         let mut state = Cache::new(&session_id());
         state.set_max_bytes(options.max_bytes);
         OfflineCache {
             state: RefCell::new(state),
-            storage,
             options,
             on_error,
-            loading: OnceCell::new(),
-            tail: RefCell::new(Promise::resolve(&JsValue::UNDEFINED)),
+            writing: RefCell::default(),
         }
     }
 
@@ -84,13 +68,10 @@ impl OfflineCache {
         report(&self.on_error, &JsValue::from(error));
     }
 
-    /// Calls `method` of the storage with `args`, awaiting its promise
-    /// within the client's timeout (0: no bound): a storage that never
-    /// settles fails the call instead of holding every request.
-    async fn call(&self, method: &str, args: &Array) -> Result<JsValue> {
-        let ms = self.options.timeout_ms as f64;
-        let called = JsFuture::from(call_storage(&self.storage, method, args, ms)).await;
-        let outcome = Array::from(&called.unwrap_or_default());
+    /// What a call of the storage's `method` gave (`callStorage` of
+    /// `src/js/storage.js`): its value, or the error.
+    pub(crate) fn outcome(&self, method: &str, outcome: &JsValue) -> Result<JsValue> {
+        let outcome = Array::from(outcome);
         let failure = match outcome.get(0).as_f64() {
             Some(0.0) => return Ok(outcome.get(1)),
             Some(1.0) => StorageFailure::Threw {
@@ -104,106 +85,75 @@ impl OfflineCache {
         Err(storage_error(method, failure, self.options.timeout_ms))
     }
 
-    /// Loads the stored entries once; corrupt ones are skipped and reported,
-    /// entries of an older schema removed.
-    pub(crate) async fn ready(self: &Rc<Self>) {
-        let this = self.clone();
-        let loading = self.loading.get_or_init(|| {
-            wasm_bindgen_futures::future_to_promise(async move {
-                let sink = JsValue::from(LoadSink(this.clone()));
-                let loaded = this.call("load", &Array::of1(&sink)).await;
-                let skipped = loaded.map(|count| count.as_f64().map_or(0, usize_from_f64));
-                let (errors, stale) = this.state.borrow_mut().load_end(skipped);
-                for error in errors {
-                    this.report(error);
-                }
-                if let Err(error) = this.write(stale).await {
-                    this.report(error);
-                }
-                Ok(JsValue::UNDEFINED)
-            })
-        });
-        let _ = JsFuture::from(loading.clone()).await;
+    /// Reads one stored entry as storage hands it over (`loadStorage` of
+    /// `src/js/storage.js`; text as a string or UTF-8 bytes).
+    pub(crate) fn load_entry(&self, key: String, text: JsValue) {
+        self.state.borrow_mut().load_entry(key, utf8_text(text));
     }
 
-    /// Plans a change against the current state (after earlier writes),
-    /// writes it, and applies it to memory only if the write succeeded; then
-    /// collects what no longer needs keeping. Failures are reported.
-    pub(crate) async fn record<T>(
-        self: &Rc<Self>,
-        plan: impl FnOnce(&mut Cache) -> Result<(Change, T)>,
-    ) -> Result<T> {
-        self.ready().await;
-        let mut release: Option<Function> = None;
-        let done = Promise::new(&mut |resolve, _| release = Some(resolve));
-        let previous = self.tail.replace(done);
-        let _ = JsFuture::from(previous).await;
-        let result = self.plan_and_write(plan).await;
-        if let Some(release) = release {
-            let _ = release.call0(&JsValue::UNDEFINED);
+    /// Ends the load with how the storage's load ended (`Ok`: the number of
+    /// its items that were not `[key, text]` pairs): corrupt entries are
+    /// reported; the first write of the deletes of entries of an older
+    /// schema (see [`Self::next`]).
+    pub(crate) fn loaded(&self, outcome: &JsValue) -> JsValue {
+        let skipped = self.outcome("load", outcome);
+        let skipped = skipped.map(|count| count.as_f64().map_or(0, usize_from_f64));
+        let (errors, stale) = self.state.borrow_mut().load_end(skipped);
+        for error in errors {
+            self.report(error);
         }
-        if let Err(error @ Error::Storage { .. }) = &result {
-            self.report(error.clone());
-        }
-        result
+        self.write(stale, true).unwrap_or_default()
     }
 
-    /// [`Self::record`]'s work, once the earlier writes are done.
-    async fn plan_and_write<T>(
-        &self,
-        plan: impl FnOnce(&mut Cache) -> Result<(Change, T)>,
-    ) -> Result<T> {
-        let (change, value) = plan(&mut self.state.borrow_mut())?;
-        let may_free = change.may_free();
-        let written = self.write(change).await;
-        let next = self
-            .state
-            .borrow()
-            .plan_after_write(written.as_ref().copied(), may_free);
-        match (next, written) {
-            (Some(collect), Ok(())) => self.write(collect).await.map(|()| value),
-            (Some(room), Err(error)) => {
-                // The storage is full: room for the next writes is made,
-                // memory and storage together.
-                if let Err(also) = self.write(room).await {
-                    self.report(also);
-                }
-                Err(error)
+    /// Starts writing `change` ([`Writing`]; `alone`: the deletes of a
+    /// load): see [`Self::next`].
+    pub(crate) fn write(&self, change: Change, alone: bool) -> Result<JsValue> {
+        *self.writing.borrow_mut() = Some(Writing::new(change, alone));
+        self.next(None)
+    }
+
+    /// After the storage's `write()` of the last batch ended with `written`
+    /// (`None`: before the first): the next batch, `[puts, deletes]`, or
+    /// `undefined` once done; failures are reported as the core says, and
+    /// the outcome is the result.
+    pub(crate) fn next(&self, written: Option<Result<()>>) -> Result<JsValue> {
+        let mut slot = self.writing.borrow_mut();
+        let Some(writing) = slot.as_mut() else {
+            return Ok(JsValue::UNDEFINED);
+        };
+        let (outcome, reports) = match writing.next(&mut self.state.borrow_mut(), written) {
+            Next::Write => {
+                let change = writing.pending().map(batch);
+                return Ok(change.unwrap_or_default());
             }
-            (None, written) => written.map(|()| value),
+            Next::Done(outcome, reports) => (outcome, reports),
+        };
+        *slot = None;
+        drop(slot);
+        for error in reports {
+            self.report(error);
         }
+        outcome.map(|()| JsValue::UNDEFINED)
     }
+}
 
-    /// Runs `read` on the loaded state.
-    pub(crate) async fn with_state<T>(self: &Rc<Self>, read: impl FnOnce(&mut Cache) -> T) -> T {
-        self.ready().await;
-        let mut state = self.state.borrow_mut();
-        read(&mut state)
-    }
-
-    async fn write(&self, change: Change) -> Result<()> {
-        if !change.is_empty() {
-            let puts: Array = change
-                .puts()
-                .iter()
-                .map(|(key, text)| JsValue::from(Array::of2(&key.into(), &text.into())))
-                .collect();
-            let deletes: Array = change
-                .deletes()
-                .iter()
-                .map(|key| JsValue::from_str(key))
-                .collect();
-            self.call("write", &Array::of2(&puts, &deletes)).await?;
-        }
-        self.state.borrow_mut().apply(change);
-        Ok(())
-    }
+/// The arguments of the storage's `write(puts, deletes)` for `change`.
+fn batch(change: &Change) -> JsValue {
+    let puts: Array = change
+        .puts()
+        .iter()
+        .map(|(key, text)| JsValue::from(Array::of2(&key.into(), &text.into())))
+        .collect();
+    let deletes: Array = change.deletes().iter().map(JsValue::from).collect();
+    Array::of2(&puts, &deletes).into()
 }
 
 /// `client.cache`: the cache of a client.
 #[wasm_bindgen(js_name = ClientCache, skip_typescript)]
 pub struct JsClientCache {
-    pub(crate) cache: Rc<OfflineCache>,
+    pub(crate) cache: std::rc::Rc<OfflineCache>,
+    /// The client's I/O (`src/js/client.js`).
+    pub(crate) io: JsValue,
 }
 
 #[wasm_bindgen(js_class = ClientCache)]
@@ -211,24 +161,14 @@ impl JsClientCache {
     /// Empties the cache, in memory and in storage.
     #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
     pub fn clear(&self) -> Promise {
-        let cache = self.cache.clone();
-        promise(Ok(async move {
-            cache.ready().await;
-            cache.call("clear", &Array::new()).await?;
-            cache.state.borrow_mut().clear();
-            Ok(JsValue::UNDEFINED)
-        }))
+        cache_clear(&self.io)
     }
 
     /// Resolves once the stored entries are loaded (corrupt ones are skipped
     /// and reported to `onCacheError`).
     #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
     pub fn ready(&self) -> Promise {
-        let cache = self.cache.clone();
-        promise(Ok(async move {
-            cache.ready().await;
-            Ok(JsValue::UNDEFINED)
-        }))
+        cache_ready(&self.io)
     }
 
     /// How many documents are cached (after `ready()`), over every variant.

@@ -1,198 +1,56 @@
-//! `Client`: its arguments are read by [`crate::client::options`]; it
-//! performs what the core decides: one request under the cache policy
-//! ([`crate::client::request`]), pages ([`crate::client::pager`]), delta
-//! refreshes ([`crate::cache::refresh`]).
+//! `Client` and `Pages`: their arguments are read by
+//! [`crate::client::options`]; each call is a [`Task`] that
+//! `src/js/client.js` performs (see [`super::task`]).
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
 use js_sys::{Function, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::{future_to_promise, spawn_local, JsFuture};
 use web_sys::AbortSignal;
 
-use super::cache::OfflineCache;
-use super::cache::{has_indexed_db, listen_for_reconnect, make_storage, online, JsClientCache};
-use super::convert::{self, promise, property, props, take};
-use super::fetch::{get, within, Transport};
+use super::cache::{has_indexed_db, make_storage, JsClientCache, OfflineCache};
+use super::convert::{self, property, props, take};
+use super::task::{Shared, Task};
 use crate::args::Arg;
-use crate::cache::refresh::{complete_lists, Refresh};
-use crate::cache::Cache;
-use crate::client::options::{self, ClientOptions, ListArgs, ListCall, Target};
-use crate::client::pager::{Done, Pager, Paging, Step, Via};
-use crate::client::request::{Action, Course, Request, Response};
-use crate::error::{Error, Result};
+use crate::client::options::{self, ClientOptions, ListCall, Target};
+use crate::client::pager::Pager;
+use crate::client::task::Machine;
+use crate::error::Result;
 use crate::http::ClientConfig;
-use crate::query::url::Endpoint;
-use crate::query::Query;
 
-#[wasm_bindgen(module = "/src/js/storage.js")]
+#[wasm_bindgen(module = "/src/js/client.js")]
 extern "C" {
-    /// `{ value, done }` of an iterator: done without a value.
-    fn iteration(value: Option<JsValue>) -> JsValue;
-    #[wasm_bindgen(js_name = markSource)]
-    fn mark_source(text: &str, source: &str, stale: bool, cached_at: Option<f64>) -> JsValue;
+    #[wasm_bindgen(js_name = makeIo)]
+    fn make_io(
+        root: JsValue,
+        fetch: Option<Function>,
+        cached: bool,
+        storage: JsValue,
+        on_error: Option<Function>,
+        timeout_ms: f64,
+        authorization: &str,
+        reconnect: bool,
+    ) -> JsValue;
+    #[wasm_bindgen(js_name = closeIo)]
+    fn close_io(io: &JsValue);
+    fn request(io: &JsValue, task: JsValue, signal: Option<AbortSignal>) -> Promise;
+    fn list(
+        io: &JsValue,
+        task: JsValue,
+        signal: Option<AbortSignal>,
+        progress: Option<Function>,
+        refresh: bool,
+    ) -> Promise;
+    fn page(io: &JsValue, task: JsValue, signal: Option<AbortSignal>) -> Promise;
 }
 
-/// The body as plain JavaScript (read by `JSON.parse`, so every value is
-/// what `JSON.parse` gives), with non-enumerable `source`, `stale` and
-/// `cachedAt`.
-fn to_js(response: &Response) -> JsValue {
-    let (body, source, stale) = (&response.body, response.source.name(), response.stale);
-    mark_source(body, source, stale, response.cached_at)
-}
-
-/// A plain object of numbers.
-fn counts(entries: &[(&str, f64)]) -> JsValue {
-    let object = Object::new();
-    for (key, value) in entries {
-        let _ = Reflect::set(&object, &JsValue::from_str(key), &JsValue::from_f64(*value));
-    }
-    object.into()
-}
-
-/// What the requests of one call share: where they go, the cache, the
-/// caller's signal and `onProgress`.
-#[derive(Clone)]
-struct Context {
-    transport: Rc<Transport>,
-    cache: Option<Rc<OfflineCache>>,
-    signal: Option<AbortSignal>,
-    progress: Option<Function>,
-}
-
-impl Context {
-    fn cache(&self) -> Result<&Rc<OfflineCache>> {
-        self.cache.as_ref().ok_or_else(|| {
-            Error::invalid_argument("this needs a client created with the `cache` option")
-        })
-    }
-
-    /// Sends `request` and checks the body; with `record`, records a
-    /// successful response in the cache, if any (a failed write is
-    /// reported; the answer stands).
-    async fn network(&self, request: &Request, retry: bool, record: bool) -> Result<Response> {
-        let (transport, signal) = (self.transport.clone(), self.signal.clone());
-        let body = get(transport, request.url.clone(), signal, retry).await?;
-        let mut response = request.answer(body, self.transport.config().secret())?;
-        if let Some(cache) = self.cache.as_ref().filter(|_| record) {
-            let now = js_sys::Date::now();
-            let recorded = cache.record(|state| request.plan_record(state, &response, now));
-            if let Ok(ids) = recorded.await {
-                response.ids = ids;
-            }
-        }
-        Ok(response)
-    }
-
-    /// The answer to `request` under the cache policy ([`Course`]; the
-    /// network alone without a cache).
-    async fn resolve(&self, request: Request) -> Result<Response> {
-        let Some(cache) = &self.cache else {
-            return self.network(&request, true, true).await;
-        };
-        let (options, now) = (&cache.options, js_sys::Date::now());
-        let start = |state: &mut Cache| Course::start(&request, state, options, now, online());
-        cache.state.borrow_mut().expect(&request.query);
-        let mut course = cache.with_state(start).await;
-        match course.first() {
-            Action::Answer {
-                response,
-                revalidate,
-            } => {
-                if revalidate {
-                    let context = self.clone();
-                    spawn_local(async move {
-                        let _ = context.network(&request, true, true).await;
-                    });
-                }
-                response
-            }
-            Action::Fetch {
-                retry_network,
-                race_ms,
-            } => {
-                // The network's outcome, or none when `race_ms` passed first
-                // (the request goes on in the background and records).
-                let slot: Rc<RefCell<Option<Result<Response>>>> = Rc::default();
-                let (context, filled) = (self.clone(), slot.clone());
-                let network = future_to_promise(async move {
-                    let outcome = context.network(&request, retry_network, true).await;
-                    *filled.borrow_mut() = Some(outcome);
-                    Ok(JsValue::UNDEFINED)
-                });
-                let _ = JsFuture::from(within(&network, race_ms.map(|ms| ms as f64))).await;
-                let outcome = slot.borrow_mut().take();
-                course.after(outcome)
-            }
-            Action::Fail(error) => Err(error),
-        }
-    }
-
-    /// Drives `machine` (a pager, a refresh) to its answer, performing its
-    /// steps.
-    async fn drive(&self, machine: &mut dyn Paging) -> Result<Done> {
-        loop {
-            match machine.step(self.transport.config())? {
-                Step::Fetch { request, via } => {
-                    let mut page = match via {
-                        Via::Policy => self.resolve(*request).await?,
-                        via => self.network(&request, true, via == Via::Record).await?,
-                    };
-                    let now = js_sys::Date::now();
-                    let mut receive =
-                        |cache: Option<&mut Cache>| machine.receive(cache, &mut page, now);
-                    let received = match &self.cache {
-                        Some(cache) => cache.with_state(|state| receive(Some(state))).await,
-                        None => receive(None),
-                    };
-                    if let (Some((loaded, total)), Some(progress)) = (received?, &self.progress) {
-                        let value = counts(&[("loaded", loaded as f64), ("total", total as f64)]);
-                        let _ = progress.call1(&JsValue::UNDEFINED, &value);
-                    }
-                }
-                Step::Write => {
-                    let now = js_sys::Date::now();
-                    let write = |state: &mut Cache| Ok((machine.write(state, now)?, ()));
-                    self.cache()?.record(write).await?;
-                }
-                Step::Done(done) => return Ok(done),
-            }
-        }
-    }
-
-    /// Refreshes the complete list `endpoint` of `query`'s variant.
-    async fn refresh(&self, endpoint: Endpoint, query: Query) -> Result<Done> {
-        let start = |state: &mut Cache| Refresh::start(state, endpoint, query);
-        let mut refresh = self.cache()?.with_state(start).await?;
-        self.drive(&mut refresh).await
-    }
-
-    /// Refreshes every complete list of the cache, reporting failures
-    /// (`refreshOnReconnect`).
-    async fn refresh_all(self) {
-        let Ok(cache) = self.cache().cloned() else {
-            return;
-        };
-        for (endpoint, query) in cache.with_state(|state| complete_lists(state)).await {
-            if let Err(error) = self.refresh(endpoint, query).await {
-                cache.report(error);
-            }
-        }
-    }
-
-    /// Runs a list method (`all`, `prefetch`, `refresh`) to its answer.
-    async fn list(self, call: ListCall, args: ListArgs) -> Result<JsValue> {
-        let done = match call {
-            ListCall::Refresh => self.refresh(args.endpoint, args.query).await?,
-            _ => self.drive(&mut Pager::new(call, args)).await?,
-        };
-        Ok(match done {
-            Done::List(list) => to_js(&list),
-            Done::Pages => JsValue::UNDEFINED,
-            done => counts(&done.counts()),
-        })
+/// The promise of `task` (`run` performs it), or a rejected one when the
+/// arguments were invalid.
+fn promise(task: Result<Task>, run: impl FnOnce(JsValue) -> Promise) -> Promise {
+    match task {
+        Ok(task) => run(task.into()),
+        Err(error) => Promise::reject(&error.into()),
     }
 }
 
@@ -201,55 +59,64 @@ impl Context {
 /// cancellation, retries and typed errors (`ContentRepoError`).
 #[wasm_bindgen(js_name = Client, skip_typescript)]
 pub struct JsClient {
-    /// The transport and the cache (no signal).
-    context: Context,
-    /// With `refreshOnReconnect`: the `online` listener, and what stops it.
-    reconnect: Option<(Closure<dyn FnMut()>, JsValue)>,
+    shared: Rc<Shared>,
+    /// The client's I/O in `src/js/client.js`.
+    io: JsValue,
 }
 
 impl Drop for JsClient {
     fn drop(&mut self) {
-        let stop = self.reconnect.as_ref().map(|(_, stop)| stop);
-        if let Some(stop) = stop.and_then(JsCast::dyn_ref::<Function>) {
-            let _ = stop.call0(&JsValue::UNDEFINED);
-        }
+        close_io(&self.io);
     }
 }
 
 impl JsClient {
     /// The client's settings.
     fn config(&self) -> &ClientConfig {
-        self.context.transport.config()
+        &self.shared.options.config
     }
 
-    /// The context of a call with `options` (its `signal` and
-    /// `onProgress`, if any).
-    fn context(&self, options: &JsValue) -> Context {
-        let (signal, progress) = (take(options, "signal"), take(options, "onProgress"));
-        Context {
-            signal,
-            progress,
-            ..self.context.clone()
-        }
+    /// A task of this client.
+    fn task(&self) -> Task {
+        Task::new(self.shared.clone())
     }
 
     /// Fetches a typed method's request under the cache policy; the body as
     /// a plain JavaScript value marked with its `source`.
     fn request(&self, target: Target, id: &JsValue, query: &JsValue, options: &JsValue) -> Promise {
         let (id, query, read) = (props(id), convert::query(query), props(options));
-        let request = options::request(target, &id, &query, &read, self.config());
-        let context = self.context(options);
-        promise(request.map(|request| async move { Ok(to_js(&context.resolve(request).await?)) }))
+        let read = options::request(target, &id, &query, &read, self.config());
+        let (signal, _) = signals(options);
+        let task = read.map(|request| {
+            let mut task = self.task();
+            task.flow.request = Some(request);
+            task
+        });
+        promise(task, |task| request(&self.io, task, signal))
     }
 
     /// Runs a list method (`all`, `prefetch`, `refresh`) with its query
     /// argument (`options.query` for the last two).
     fn list(&self, call: ListCall, endpoint: &JsValue, query: &Arg, options: &JsValue) -> Promise {
-        let cached = self.context.cache.is_some();
+        let cached = self.shared.cache.is_some();
         let args = options::list(call, &props(endpoint), query, &props(options), cached);
-        let context = self.context(options);
-        promise(args.map(|args| context.list(call, args)))
+        let (signal, progress) = signals(options);
+        let refresh = call == ListCall::Refresh;
+        let task = args.map(|args| {
+            let mut task = self.task();
+            match refresh {
+                true => task.flow.list = Some((args.endpoint, args.query)),
+                false => task.flow.machine = Some(Machine::Pager(Box::new(Pager::new(call, args)))),
+            }
+            task
+        });
+        promise(task, |task| list(&self.io, task, signal, progress, refresh))
     }
+}
+
+/// The `signal` and `onProgress` of a call's options, if any.
+fn signals(options: &JsValue) -> (Option<AbortSignal>, Option<Function>) {
+    (take(options, "signal"), take(options, "onProgress"))
 }
 
 #[wasm_bindgen(js_class = Client)]
@@ -261,36 +128,36 @@ impl JsClient {
         #[wasm_bindgen(unchecked_param_type = "ClientOptions")] options: JsValue,
     ) -> Result<JsClient, JsValue> {
         let read = ClientOptions::read(&props(&options), has_indexed_db())?;
+        let (mut storage, mut on_error) = (JsValue::UNDEFINED, None);
         let cache = read.cache.clone().map(|cache| {
             let custom = || property(&property(&options, "cache"), "storage");
             let kind = cache.storage.kind().map_or_else(custom, JsValue::from_str);
-            let storage = make_storage(&kind, &read.storage_name());
-            let on_error = take(&options, "onCacheError");
-            Rc::new(OfflineCache::new(cache, storage, on_error))
+            storage = make_storage(&kind, &read.storage_name());
+            on_error = take::<Function>(&options, "onCacheError");
+            Rc::new(OfflineCache::new(cache, on_error.clone()))
         });
-        let (fetch, inflight) = (take(&options, "fetch"), RefCell::default());
-        let transport = Rc::new(Transport {
-            options: read,
-            fetch,
-            inflight,
-        });
-        let (signal, progress) = (None, None);
-        let context = Context {
-            transport,
-            cache,
-            signal,
-            progress,
+        let fetch = take(&options, "fetch");
+        let (cached, reconnect) = match &cache {
+            Some(cache) => (true, cache.options.refresh_on_reconnect),
+            None => (false, false),
         };
-        let cache = context.cache.as_ref();
-        let reconnect = cache.filter(|cache| cache.options.refresh_on_reconnect);
-        let reconnect = reconnect.map(|_| {
-            let context = context.clone();
-            let refresh = move || spawn_local(context.clone().refresh_all());
-            let callback = Closure::<dyn FnMut()>::new(refresh);
-            let stop = listen_for_reconnect(callback.as_ref());
-            (callback, stop)
+        let (timeout_ms, authorization) = (read.timeout_ms as f64, read.config.authorization());
+        let shared = Rc::new(Shared {
+            options: read,
+            cache,
         });
-        Ok(JsClient { context, reconnect })
+        let root = Task::new(shared.clone()).into();
+        let io = make_io(
+            root,
+            fetch,
+            cached,
+            storage,
+            on_error,
+            timeout_ms,
+            &authorization,
+            reconnect,
+        );
+        Ok(JsClient { shared, io })
     }
 
     /// The full URL of `endpoint` with `query`'s parameters. The API key is
@@ -393,7 +260,7 @@ impl JsClient {
         #[wasm_bindgen(unchecked_param_type = "PageOptions | undefined")] options: JsValue,
     ) -> Result<JsPages, JsValue> {
         let query = convert::query(&query);
-        let cached = self.context.cache.is_some();
+        let cached = self.shared.cache.is_some();
         let args = options::list(
             ListCall::Pages,
             &props(&endpoint),
@@ -401,9 +268,15 @@ impl JsClient {
             &props(&options),
             cached,
         )?;
-        let context = self.context(&options);
+        let (signal, _) = signals(&options);
         let pager = Rc::new(RefCell::new(Pager::new(ListCall::Pages, args)));
-        Ok(JsPages { context, pager })
+        let (shared, io) = (self.shared.clone(), self.io.clone());
+        Ok(JsPages {
+            shared,
+            io,
+            signal,
+            pager,
+        })
     }
 
     /// Every page of a list collected into one list envelope
@@ -463,10 +336,9 @@ impl JsClient {
     /// The offline cache (`undefined` when the client has none).
     #[wasm_bindgen(getter)]
     pub fn cache(&self) -> Option<JsClientCache> {
-        self.context
-            .cache
-            .clone()
-            .map(|cache| JsClientCache { cache })
+        let io = self.io.clone();
+        let cache = self.shared.cache.clone();
+        cache.map(|cache| JsClientCache { cache, io })
     }
 
     /// The base URL, without trailing `/`.
@@ -495,31 +367,22 @@ impl JsClient {
 /// An async iterator over the pages of a list (from `client.pages`).
 #[wasm_bindgen(js_name = Pages, skip_typescript)]
 pub struct JsPages {
-    context: Context,
+    shared: Rc<Shared>,
+    io: JsValue,
+    signal: Option<AbortSignal>,
     pager: Rc<RefCell<Pager>>,
 }
 
 #[wasm_bindgen(js_class = Pages)]
 impl JsPages {
     /// The next page: `{ value: ListResponse, done: false }`, then
-    /// `{ value: undefined, done: true }`.
+    /// `{ value: undefined, done: true }`. The task works on a copy of the
+    /// pager (taken when it starts), kept once the page is in.
     #[wasm_bindgen(unchecked_return_type = "Promise<IteratorResult<ListResponse, undefined>>")]
     pub fn next(&self) -> Promise {
-        let (context, state) = (self.context.clone(), self.pager.clone());
-        future_to_promise(async move {
-            // Work on a copy while awaiting, so no borrow is held across it.
-            let mut pager = state.borrow().clone();
-            let step = pager.step(context.transport.config())?;
-            let mut page = match step {
-                Step::Fetch { request, .. } => Some(context.resolve(*request).await?),
-                _ => None,
-            };
-            if let Some(page) = &mut page {
-                pager.receive(None, page, 0.0)?;
-            }
-            *state.borrow_mut() = pager;
-            Ok(iteration(page.as_ref().map(to_js)))
-        })
+        let mut task = Task::new(self.shared.clone());
+        task.pages = Some(self.pager.clone());
+        page(&self.io, task.into(), self.signal.clone())
     }
 
     /// Ends the iteration (`break` in `for await`).

@@ -1,16 +1,11 @@
 //! JavaScript values into [`Arg`]s, which the core reads (`crate::args`,
 //! `crate::client::options`), and property reads of options objects.
 
-use std::future::Future;
-
-use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::future_to_promise;
 use web_sys::AbortSignal;
 
 use crate::args::Arg;
-use crate::error::Result;
 
 /// `value` as an [`Arg`]: an array with its elements (`depth` 1) or without.
 fn convert(value: &JsValue, depth: u8) -> Arg {
@@ -78,15 +73,4 @@ pub(crate) fn property(object: &JsValue, key: &str) -> JsValue {
 /// Reads `key` of `object` as a `T` (a function, a signal), if it is one.
 pub(crate) fn take<T: JsCast>(object: &JsValue, key: &str) -> Option<T> {
     property(object, key).dyn_into().ok()
-}
-
-/// A promise of `work`, or a rejected one when the arguments were invalid.
-pub(crate) fn promise<F>(work: Result<F>) -> Promise
-where
-    F: Future<Output = Result<JsValue>> + 'static,
-{
-    match work {
-        Ok(work) => future_to_promise(async move { work.await.map_err(JsValue::from) }),
-        Err(error) => Promise::reject(&JsValue::from(error)),
-    }
 }

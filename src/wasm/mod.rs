@@ -15,13 +15,14 @@ mod cache;
 mod client;
 mod convert;
 mod error;
-mod fetch;
 mod local;
 mod query;
 mod store;
+mod task;
 
 pub use client::{JsClient, JsPages};
 pub use error::is_content_repo_error;
 pub use local::{apply_query, select_fields, sort_documents, wasm_memory_bytes};
 pub use query::JsQuery;
 pub use store::JsDocumentStore;
+pub use task::Task;

@@ -71,3 +71,25 @@ test("timeouts and the caller's signal abort the underlying fetch", async () => 
   assert.equal(signals[1].aborted, true, "the caller's abort reached the fetch");
   assert.throws(() => new sdk.Client({ baseUrl: "https://cms.invalid", repository: "blog", apiKey: "k", timeoutMs: -1 }), (e) => e.code === "invalid_argument");
 });
+
+test("a call's task is released when the call is over: memory does not grow with the answers", async () => {
+  // Each answer is about 2 MB of text; the module keeps none of it once the
+  // call is over (the task's memory is released at once, not when the
+  // garbage collector gets to its JavaScript object).
+  const data = Array.from({ length: 1000 }, (_, i) => ({ fields: { text: "x".repeat(2000) }, meta: { id: String(i) } }));
+  const body = JSON.stringify({ data, meta: { count: data.length, limit: data.length, offset: 0, total: data.length } });
+  const fetch = async () => new Response(body, { status: 200 });
+  const client = new sdk.Client({ baseUrl: "https://cms.invalid", repository: "blog", apiKey: "k", fetch });
+  const cached = new sdk.Client({ baseUrl: "https://cms.invalid", repository: "blog", apiKey: "k", fetch, cache: { storage: "memory", policy: "stale-while-revalidate" } });
+  await client.documents();
+  await cached.documents();
+  const start = sdk.wasmMemoryBytes();
+  for (let i = 0; i < 30; i++) {
+    assert.equal((await client.documents(new sdk.Query().limit(100).offset(i))).data.length, data.length);
+    await cached.documents();
+    for await (const page of client.pages("documents", new sdk.Query().limit(1000))) assert.equal(page.data.length, data.length);
+  }
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  const grown = sdk.wasmMemoryBytes() - start;
+  assert.ok(grown < 30e6, `the module's memory grew by ${grown} bytes over 90 answers of ${body.length} bytes`);
+});

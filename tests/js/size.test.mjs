@@ -15,10 +15,15 @@ import { entrySizes, importsOf, moduleGraph } from "../../scripts/size.mjs";
  * 100 KiB (scripts/size.mjs BUDGET_BYTES); the package is not there yet
  * (167.1 KiB, 171,122 bytes, when the budget was first set; 173.1 KiB,
  * 177,276 bytes, once the sans-IO client core and the reload work were merged
- * with it): this budget is what it measured, rounded up to the next KiB, plus
- * 2 KiB.
+ * with it); 163.6 KiB, 167,511 bytes, once the boundary was made synchronous
+ * (src/js/client.js awaits, the Rust steps decide); 166.0 KiB, 170,007
+ * bytes, once merged with the engine's speed work of the same session
+ * (selection on checked text, kept selections, ASCII answers, a reload
+ * that reads entries as storage hands them over: +2.5 KB, raised
+ * deliberately). This budget is what it measured last, rounded up to the
+ * next KiB.
  */
-const BUDGET_GZIP_BYTES = 176 * 1024;
+const BUDGET_GZIP_BYTES = 167 * 1024;
 
 const pkg = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "pkg");
 

@@ -1,0 +1,410 @@
+// The I/O of a client (src/wasm/client.rs, src/wasm/task.rs): it performs
+// each call's task, awaiting what the task's synchronous steps ask for
+// (`fetch`, timers, the storage) and feeding the outcomes back. What to do
+// next (retry, wait, which error, what the cache answers, which page, what
+// to write) is decided in Rust; nothing here decides.
+//
+// An injected `fetch` is untrusted: it may throw, resolve to anything or to
+// nothing, reject with anything, never settle, or ignore its abort signal; so
+// may the response's `status`, `headers.get` and `text`. Every value it gives
+// is read inside `try`, checked by type, and awaited (a thenable that throws,
+// or a plain value, becomes a failure or a value): `send` never rejects.
+import { callStorage, loadStorage, onReconnect, report } from "./storage.js";
+
+/** The longest delay `setTimeout` honours (2^31 - 1 ms); longer ones fire at once. */
+const MAX_TIMER_MS = 2147483647;
+
+const delay = (ms) => Math.min(Math.max(ms, 0), MAX_TIMER_MS);
+
+/** What kind of value `value` is, reading nothing of it (a revoked Proxy included). */
+function kind(value) {
+  if (value === null) return "null";
+  const type = typeof value;
+  if (type === "undefined") return "undefined";
+  return type === "object" ? "an object" : `a ${type}`;
+}
+
+/** `value[key]` for an object or a function; undefined otherwise and when a getter or a trap throws. */
+function field(value, key) {
+  if ((typeof value !== "object" || value === null) && typeof value !== "function") return undefined;
+  try {
+    return Reflect.get(value, key);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A readable description of a thrown or rejected value, whatever it is. */
+function errorText(error) {
+  let message = field(error, "message");
+  if (typeof message !== "string") message = typeof error === "string" ? error : `failed with ${kind(error)}, not an Error`;
+  const code = field(field(error, "cause"), "code");
+  return typeof code === "string" ? `${message} (${code})` : message;
+}
+
+/** A number as Rust writes it in a message. */
+function number(value) {
+  if (Number.isNaN(value)) return "NaN";
+  if (value === Infinity || value === -Infinity) return value > 0 ? "inf" : "-inf";
+  return Object.is(value, -0) ? "-0" : String(value);
+}
+
+/**
+ * One GET of `url` with `fetch` (the global one when undefined), read as a
+ * Response: `[status, retryAfter, body]` for a response with an integer status
+ * from 100 to 599, a `headers.get` and a `text()` that gives a string;
+ * `[0, message]` for anything else (the message says what was wrong).
+ */
+async function send(fetch, url, authorization, signal) {
+  const init = { method: "GET", headers: { Authorization: authorization, Accept: "application/json" }, signal };
+  let response;
+  try {
+    response = await Reflect.apply(fetch, globalThis, [url, init]);
+  } catch (error) {
+    return [0, errorText(error)];
+  }
+  if (typeof response !== "object" || response === null) return [0, `fetch resolved to ${kind(response)}, not a Response`];
+  let status;
+  try {
+    status = Reflect.get(response, "status");
+  } catch (error) {
+    return [0, `reading the response's status failed: ${errorText(error)}`];
+  }
+  if (typeof status !== "number") return [0, `the response's status is ${kind(status)}, not a number`];
+  if (!Number.isInteger(status) || status < 100 || status > 599) return [0, `the response's status is ${number(status)}, not an HTTP status`];
+  const headers = field(response, "headers");
+  const get = field(headers, "get");
+  if (typeof get !== "function") return [0, "the response has no headers.get function"];
+  let retryAfter;
+  try {
+    retryAfter = Reflect.apply(get, headers, ["Retry-After"]);
+  } catch (error) {
+    return [0, `response.headers.get failed: ${errorText(error)}`];
+  }
+  const text = field(response, "text");
+  if (typeof text !== "function") return [0, "the response has no text function"];
+  let body;
+  try {
+    body = await Reflect.apply(text, response, []);
+  } catch (error) {
+    return [0, `reading the response body failed: ${errorText(error)}`];
+  }
+  if (typeof body !== "string") return [0, `response.text() gave ${kind(body)}, not a string`];
+  return [status, typeof retryAfter === "string" ? retryAfter : undefined, body];
+}
+
+/** The global `fetch`, or undefined where there is none. */
+function globalFetch() {
+  const fetch = field(globalThis, "fetch");
+  return typeof fetch === "function" ? fetch : undefined;
+}
+
+/** `work`, raced against a timer of `ms` when given (then it settles after `ms` at the latest). */
+function within(work, ms) {
+  if (ms === undefined) return work;
+  return Promise.race([work, new Promise((resolve) => setTimeout(resolve, delay(ms)))]);
+}
+
+/**
+ * What ends a call early: its deadline (`timeoutMs`, 0: none) or the caller's
+ * signal, whichever comes first. Firing it aborts `signal` (given to `fetch`)
+ * and ends every `run` at once, whether or not `fetch` listened. `dispose()`
+ * clears its timers and listener.
+ */
+class Stop {
+  constructor(timeoutMs, caller) {
+    this.controller = new AbortController();
+    this.signal = this.controller.signal;
+    this.reason = undefined;
+    // Rejected (with the reason) before the fetch's signal is aborted, so
+    // that a stopped call ends with its reason, never with the abort error
+    // of a fetch that listened.
+    this.stopped = new Promise((_, reject) => {
+      this.fire = (reason) => {
+        if (this.reason !== undefined) return;
+        this.reason = reason;
+        reject(reason);
+        // A listening fetch rejects; its listeners' errors are reported by
+        // the event target, never thrown here.
+        this.controller.abort();
+      };
+    });
+    this.stopped.catch(() => {});
+    this.timer = timeoutMs > 0 ? setTimeout(() => this.fire("timeout"), delay(timeoutMs)) : undefined;
+    this.caller = caller;
+    this.onAbort = () => this.fire("aborted");
+    caller?.addEventListener("abort", this.onAbort);
+  }
+
+  /** One `send` of `fetch`, under this stop (see `run`). */
+  send(fetch, url, authorization) {
+    return this.run(send(fetch, url, authorization, this.signal));
+  }
+
+  /** `work`'s value, or a rejection with the reason ("timeout" or "aborted") if the call stops first. */
+  run(work) {
+    if (this.reason !== undefined) return Promise.reject(this.reason);
+    return Promise.race([this.stopped, work]);
+  }
+
+  /** Waits `ms` (at once for 0), unless the call stops first. */
+  sleep(ms) {
+    if (!(ms > 0)) return this.run(Promise.resolve());
+    return this.run(
+      new Promise((resolve) => {
+        this.pause = setTimeout(resolve, delay(ms));
+      }),
+    );
+  }
+
+  dispose() {
+    clearTimeout(this.timer);
+    clearTimeout(this.pause);
+    this.caller?.removeEventListener("abort", this.onAbort);
+  }
+}
+
+// ------------------------------------------------------------------ the tasks
+//
+// `io` is a client's I/O: its `fetch`, storage, `onCacheError`, timeout and
+// `Authorization` header, the GETs in flight (shared by identical requests
+// without a signal), the cache's load, and its write queue. `io.root` is a
+// task of the client (for the cache's writes and new tasks).
+
+/** A client's I/O (with `reconnect`: refreshing the cache on the runtime's `online` event). */
+export function makeIo(root, fetch, cached, storage, onError, ms, authorization, reconnect) {
+  const io = { root, fetch, cached, storage, onError, ms, authorization, inflight: new Map(), tail: undefined, loading: undefined };
+  io.stop = reconnect ? onReconnect(() => void refreshAll(io)) : undefined;
+  return io;
+}
+
+/** The client is gone: stops listening for `online`. */
+export function closeIo(io) {
+  if (typeof io.stop === "function") io.stop();
+}
+
+/** `work` ending in the task's error of a stopped call. */
+const unlessStopped = (task, work) =>
+  work.catch((reason) => {
+    throw task.stopped(reason === "aborted");
+  });
+
+/** The attempts of one call, under one `Stop`: the body stays in the task. */
+async function attempts(io, task, retry, signal) {
+  if (signal?.aborted) throw task.stopped(true);
+  const fetch = io.fetch ?? globalFetch();
+  if (fetch === undefined) throw task.network("this environment has no global `fetch`; pass `fetch` in the Client options");
+  let stop;
+  try {
+    stop = new Stop(io.ms, signal);
+  } catch {
+    throw task.network("AbortController is not available");
+  }
+  try {
+    task.begin(retry);
+    const url = task.url();
+    for (;;) {
+      const [status, text, body] = await unlessStopped(task, stop.send(fetch, url, io.authorization));
+      const wait = task.ended(status, text, body);
+      if (wait === undefined) return;
+      await unlessStopped(task, stop.sleep(wait));
+    }
+  } finally {
+    stop.dispose();
+  }
+}
+
+/** The task's GET; without a signal, shared with the same GET in flight (its outcome adopted). */
+function get(io, task, retry, signal) {
+  const key = task.shareKey(retry, signal !== undefined);
+  if (key === undefined) return attempts(io, task, retry, signal);
+  let entry = io.inflight.get(key);
+  if (entry === undefined) {
+    const sharers = [];
+    const run = attempts(io, task, retry).finally(() => {
+      // The entry goes with its call, so later calls send again.
+      if (io.inflight.get(key) === entry) io.inflight.delete(key);
+      for (const sharer of sharers) sharer.adopt(task);
+    });
+    entry = { run, sharers };
+    io.inflight.set(key, entry);
+  } else {
+    entry.sharers.push(task);
+  }
+  return entry.run;
+}
+
+/** Sends the task's request and checks the answer; with `record`, records it in the cache (a failed write is reported; the answer stands). */
+async function network(io, task, retry, record, signal) {
+  await get(io, task, retry, signal);
+  task.answer();
+  if (record && io.cached) {
+    try {
+      await write(io, () => task.planRecord());
+      task.recorded();
+    } catch {
+      // Reported by the cache when it is the storage's.
+    }
+  }
+}
+
+/** Loads the stored entries once (corrupt ones are reported); without a cache, nothing. */
+function ready(io) {
+  if (io.cached) io.loading ??= load(io);
+  return io.loading;
+}
+
+async function load(io) {
+  // Each entry is read as the storage hands it over (IndexedDB reads the next meanwhile).
+  const root = io.root;
+  const batch = root.loaded(await loadStorage(io.storage, (key, text) => root.loadEntry(key, text), io.ms));
+  try {
+    await writes(io, batch);
+  } catch {
+    // Reported.
+  }
+}
+
+/** The batches of one planned write, in turn, each outcome fed back. */
+async function writes(io, batch) {
+  while (batch !== undefined) batch = io.root.written(await callStorage(io.storage, "write", batch, io.ms));
+}
+
+/** Plans a change once the earlier ones are written (`plan` gives its first batch), and writes it. */
+async function write(io, plan) {
+  await ready(io);
+  let release;
+  const previous = io.tail;
+  io.tail = new Promise((resolve) => {
+    release = resolve;
+  });
+  await previous;
+  try {
+    await writes(io, plan());
+  } finally {
+    release();
+  }
+}
+
+/** The answer to the task's request under the cache policy (the network alone without a cache). */
+async function resolve(io, task, signal) {
+  if (!io.cached) return network(io, task, true, true, signal);
+  task.expect();
+  await ready(io);
+  const course = task.start();
+  if (course === true) {
+    const fork = task.fork();
+    network(io, fork, true, true, signal)
+      .catch(() => {})
+      .finally(() => fork.free());
+  } else if (course !== false) {
+    // The network's outcome, or none when the race's time passed first
+    // (the request goes on in the background and records).
+    const fork = task.fork();
+    let settled = false;
+    const done = () => {
+      settled = true;
+    };
+    const run = network(io, fork, course[0], true, signal).then(done, done);
+    try {
+      await within(run, course[1]);
+      task.after(fork, settled);
+    } finally {
+      run.then(() => fork.free());
+    }
+  }
+}
+
+/** Drives the task's paging machine (pages, all, prefetch, refresh) to its answer. */
+async function drive(io, task, signal, progress) {
+  for (;;) {
+    const step = task.step();
+    if (typeof step !== "number") return step;
+    if (step === 3) {
+      await write(io, () => task.planWrite());
+      continue;
+    }
+    await (step === 0 ? resolve(io, task, signal) : network(io, task, true, step === 1, signal));
+    await ready(io);
+    const loaded = task.receive();
+    if (loaded !== undefined && progress !== undefined) {
+      try {
+        Reflect.apply(progress, undefined, [loaded]);
+      } catch {
+        // The callback's failure is not the call's.
+      }
+    }
+  }
+}
+
+/**
+ * `work()`, started in a later microtask (as the async Rust exports were);
+ * then the task's memory is released. A fork is released when its own
+ * background work ends.
+ */
+async function perform(task, work) {
+  try {
+    await undefined;
+    return await work();
+  } finally {
+    task.free();
+  }
+}
+
+/** A typed method's request: the body, marked with its source. */
+export function request(io, task, signal) {
+  return perform(task, async () => {
+    await resolve(io, task, signal);
+    return task.value();
+  });
+}
+
+/** A list method (`all`, `prefetch`, `refresh`) to its answer. */
+async function run(io, task, signal, progress, refresh) {
+  if (refresh) {
+    await ready(io);
+    task.startRefresh();
+  }
+  return drive(io, task, signal, progress);
+}
+
+/** A list method (`all`, `prefetch`, `refresh`). */
+export function list(io, task, signal, progress, refresh) {
+  return perform(task, () => run(io, task, signal, progress, refresh));
+}
+
+/** `Pages.next`: the next page as an iterator result. */
+export function page(io, task, signal) {
+  return perform(task, async () => {
+    if (typeof task.step() === "number") await resolve(io, task, signal);
+    return task.page();
+  });
+}
+
+/** Refreshes every complete list of the cache, reporting failures (`refreshOnReconnect`). */
+function refreshAll(io) {
+  const task = io.root.fork();
+  return perform(task, async () => {
+    await ready(io);
+    while (task.nextList()) {
+      try {
+        await run(io, task, undefined, undefined, true);
+      } catch (error) {
+        report(io.onError, error);
+      }
+    }
+  });
+}
+
+/** `client.cache.ready()`. */
+export async function cacheReady(io) {
+  await undefined;
+  await ready(io);
+}
+
+/** `client.cache.clear()`: the storage, then the memory. */
+export async function cacheClear(io) {
+  await undefined;
+  await ready(io);
+  io.root.cleared(await callStorage(io.storage, "clear", [], io.ms));
+}
