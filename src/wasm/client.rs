@@ -67,6 +67,12 @@ pub struct JsClient {
 impl Drop for JsClient {
     fn drop(&mut self) {
         close_io(&self.io);
+        // `free()` gives the cache's memory back now: the client's I/O (a
+        // JavaScript object) keeps its root task until it is collected.
+        let cache = self.shared.cache.as_ref();
+        if let Some(mut state) = cache.and_then(|cache| cache.state.try_borrow_mut().ok()) {
+            state.clear();
+        }
     }
 }
 

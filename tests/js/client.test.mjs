@@ -93,3 +93,23 @@ test("a call's task is released when the call is over: memory does not grow with
   const grown = sdk.wasmMemoryBytes() - start;
   assert.ok(grown < 30e6, `the module's memory grew by ${grown} bytes over 90 answers of ${body.length} bytes`);
 });
+
+test("free() gives a cached client's memory back at once, not when the collector comes", async () => {
+  const data = Array.from({ length: 2000 }, (_, i) => ({ fields: { title: `t${i}`, body: "x".repeat(500) }, meta: { id: String(i) } }));
+  const body = JSON.stringify({ data, meta: { count: data.length, limit: 2000, offset: 0, total: data.length } });
+  const fetch = async () => new Response(body, { status: 200, headers: { "Content-Type": "application/json" } });
+  const make = () => new sdk.Client({ baseUrl: "https://cms.invalid", repository: "blog", apiKey: "k", fetch, cache: { storage: "memory", policy: "cache-first" } });
+  const first = make();
+  await first.documents(new sdk.Query().limit(1000));
+  first.free();
+  const start = sdk.wasmMemoryBytes();
+  for (let i = 0; i < 40; i++) {
+    const client = make();
+    const list = await client.documents(new sdk.Query().limit(1000));
+    assert.equal(list.data.length, data.length);
+    assert.equal(client.cache.size, data.length);
+    client.free();
+  }
+  const grown = sdk.wasmMemoryBytes() - start;
+  assert.ok(grown < 20e6, `40 clients of ${body.length} bytes each, freed at once: the module's memory grew by ${grown} bytes`);
+});
