@@ -568,16 +568,14 @@ fn what_a_storage_gave_is_read_and_its_failures_are_told() {
         Kind::List,
         &list(three(), 3),
     );
-    // Flat as the boundary reads it: the bad items, then keys and texts.
-    let mut read = vec!["2".to_owned()];
-    for (key, text) in &storage.entries {
-        read.push(key.clone());
-        read.push(text.clone());
-    }
-    read.push("entry-of-schema-1".into());
-    read.push(r#"{"v":1}"#.into());
+    // As the boundary hands them over: each pair, then how many items of
+    // the storage's load were not pairs.
     let mut loaded = Cache::new("b");
-    let (errors, stale) = loaded.load_read(read);
+    for (key, text) in &storage.entries {
+        loaded.load_entry(key.clone(), text.clone());
+    }
+    loaded.load_entry("entry-of-schema-1".into(), r#"{"v":1}"#.into());
+    let (errors, stale) = loaded.load_end(Ok(2));
     assert_eq!(
         errors[0].to_string(),
         "skipped 2 cache entries that are not [key, text] pairs (body starts with \"\")"
@@ -585,7 +583,7 @@ fn what_a_storage_gave_is_read_and_its_failures_are_told() {
     assert_eq!(errors.len(), 2, "{errors:?}");
     assert_eq!(stale.deletes(), ["entry-of-schema-1".to_owned()]);
     assert_eq!(loaded.size(), 3);
-    let (errors, stale) = Cache::new("c").load_read(vec!["0".into()]);
+    let (errors, stale) = Cache::new("c").load_end(Ok(0));
     assert!(errors.is_empty() && stale.is_empty());
     // The failures of a storage call.
     let threw = |message: Option<&str>, name: Option<&str>| StorageFailure::Threw {

@@ -748,19 +748,6 @@ impl Cache {
         change
     }
 
-    /// [`Cache::load`] on what the boundary read of a storage's `load()`:
-    /// the number of items that were not `[key, text]` pairs, then the key
-    /// and the text of each pair, flat. Those items are reported too (one
-    /// `decode` error); the change deletes the entries of old schemas.
-    pub fn load_read(&mut self, read: Vec<String>) -> (Vec<Error>, Change) {
-        let mut read = read.into_iter();
-        let skipped = read.next().and_then(|bad| bad.parse().ok()).unwrap_or(0);
-        while let (Some(key), Some(text)) = (read.next(), read.next()) {
-            self.load_entry(key, text);
-        }
-        self.load_end(Ok(skipped))
-    }
-
     /// Loads the stored entries: [`Cache::load_entry`] of each, then
     /// [`Cache::load_end`]. Returns a `decode` error for each entry that is
     /// corrupt or of another schema (skipped), and the keys of entries to
@@ -778,51 +765,48 @@ impl Cache {
     /// reads the next entries), and stored by [`Cache::load_end`].
     pub fn load_entry(&mut self, key: String, text: String) {
         self.loaded = true;
-        let pending = &mut self.pending;
-        if key.starts_with("s:") {
-            let (key, segment, selection) = match read_segment(&key, text) {
-                Ok(segment) => segment,
-                Err(error) => return pending.errors.push(error),
-            };
-            let selection = match selection.as_deref().map(Selection::parse).transpose() {
-                Ok(selection) => selection.map(Rc::new),
-                Err(error) => return pending.errors.push(corrupt(&key, error, &segment.url)),
-            };
-            let batch = if segment.kind == Kind::Other {
-                None
-            } else {
-                let store = self.store(&segment.variant);
-                match store.prepare(&segment.text, selection.as_ref(), segment.fetched_at) {
-                    Ok(batch) => Some(batch),
-                    Err(error) => {
-                        return self
-                            .pending
-                            .errors
-                            .push(corrupt(&key, error, &segment.text))
-                    }
-                }
-            };
-            self.pending.segments.push((key, segment, batch));
+        let read = if key.starts_with("s:") {
+            let segment = self.prepare_segment(&key, text);
+            segment.map(|segment| self.pending.segments.push(segment))
         } else if let Some(rest) = key.strip_prefix("l:") {
-            match read_list(&key, rest, &text) {
-                Ok(list) => pending.lists.push(list),
-                Err(error) => pending.errors.push(error),
-            }
+            read_list(&key, rest, &text).map(|list| self.pending.lists.push(list))
         } else if let Some(variant) = key.strip_prefix("t:") {
-            match read_tombstones(&key, &text) {
-                Ok(found) => {
-                    self.tombstones.insert(variant.to_owned(), found);
-                }
-                Err(error) => pending.errors.push(error),
-            }
+            read_tombstones(&key, &text).map(|found| {
+                self.tombstones.insert(variant.to_owned(), found);
+            })
         } else {
-            pending.errors.push(corrupt(
-                &key,
-                format!("not an entry of schema {SCHEMA}"),
-                &text,
-            ));
-            pending.stale.push(key);
+            let error = corrupt(&key, format!("not an entry of schema {SCHEMA}"), &text);
+            self.pending.stale.push(key);
+            Err(error)
+        };
+        if let Err(error) = read {
+            self.pending.errors.push(error);
         }
+    }
+
+    /// A stored segment, its documents framed and probed for its variant's
+    /// store (stored by [`Cache::load_end`]).
+    fn prepare_segment(
+        &mut self,
+        key: &str,
+        text: String,
+    ) -> Result<(String, Segment, Option<Batch>)> {
+        let (key, segment, selection) = read_segment(key, text)?;
+        let selection = selection.as_deref().map(Selection::parse).transpose();
+        let selection = selection.map_err(|error| corrupt(&key, error, &segment.url))?;
+        let batch = match segment.kind {
+            Kind::Other => None,
+            _ => {
+                let store = self.store(&segment.variant);
+                let prepared = store.prepare(
+                    &segment.text,
+                    selection.map(Rc::new).as_ref(),
+                    segment.fetched_at,
+                );
+                Some(prepared.map_err(|error| corrupt(&key, error, &segment.text))?)
+            }
+        };
+        Ok((key, segment, batch))
     }
 
     /// Ends a load, given how storage's load ended: `Ok` with the number of
