@@ -90,3 +90,39 @@ impl Projected {
         *self = Projected::default();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Projected;
+
+    #[test]
+    fn kept_texts_stay_within_their_room_and_go_with_their_documents() {
+        let mut kept = Projected::default();
+        // Nothing is kept before a selection is named.
+        kept.keep(0, b"{}", 100);
+        assert_eq!(kept.get(0), None);
+        kept.select("fields(a)");
+        kept.keep(0, b"0123456789", 25);
+        kept.keep(3, b"abcdefghij", 25);
+        assert_eq!(kept.get(0), Some(&b"0123456789"[..]));
+        assert_eq!(kept.get(3), Some(&b"abcdefghij"[..]));
+        assert_eq!(kept.get(1), None);
+        // Beyond the room: not kept (the answer is written all the same).
+        kept.keep(5, b"0123456789", 25);
+        assert_eq!(kept.get(5), None);
+        // Kept again for the same slot: the newer text.
+        kept.keep(3, b"xyz", 25);
+        assert_eq!(kept.get(3), Some(&b"xyz"[..]));
+        // Another selection drops everything.
+        kept.select("fields(b)");
+        assert_eq!(kept.get(0), None);
+        // Forgotten ones: when most kept bytes are forgotten, all go.
+        kept.keep(0, b"0123456789", 100);
+        kept.keep(1, b"ab", 100);
+        kept.forget(1);
+        assert_eq!(kept.get(0), Some(&b"0123456789"[..]));
+        kept.forget(0);
+        assert_eq!((kept.get(0), kept.get(1)), (None, None));
+        assert!(kept.bytes.is_empty(), "the dead bytes were dropped");
+    }
+}
