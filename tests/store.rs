@@ -665,3 +665,26 @@ fn kept_selections_follow_every_write() {
         })
         .unwrap();
 }
+
+/// Answers are ASCII JSON of the same values, selected or whole, from the
+/// text and from the kept selection alike.
+#[test]
+fn answers_are_ascii_of_the_same_values() {
+    let mut store = DocumentStore::new();
+    let value = json!({"fields": {"title": "Ünïcödé 高品質 🎧", "n": 1}, "meta": {"id": "é1"}});
+    store.put_json(value.to_string()).unwrap();
+    for selection in [None, Some("title"), Some("title")] {
+        let mut query = Query::new();
+        if let Some(selection) = selection {
+            query.fields(selection).unwrap();
+        }
+        let text = store.query_json(&query, None).unwrap();
+        assert!(text.is_ascii(), "{text}");
+        let answer: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(
+            answer["data"][0]["fields"]["title"],
+            value["fields"]["title"]
+        );
+        assert_eq!(answer["data"][0]["meta"]["id"], value["meta"]["id"]);
+    }
+}

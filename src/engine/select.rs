@@ -559,9 +559,14 @@ pub(crate) fn write_valid_ascii(
     out: &mut Vec<u8>,
     scratch: &mut Vec<u8>,
 ) -> Result<()> {
-    scratch.clear();
-    write_any(text, plan, scratch, true)?;
-    json::push_ascii(out, scratch);
+    let mark = out.len();
+    write_any(text, plan, out, true)?;
+    // Most selected text is ASCII already: only the rest is rewritten.
+    if !out.get(mark..).is_some_and(<[u8]>::is_ascii) {
+        scratch.clear();
+        scratch.extend(out.drain(mark..));
+        json::push_ascii(out, scratch);
+    }
     Ok(())
 }
 

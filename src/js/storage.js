@@ -166,17 +166,13 @@ export async function loadStorage(storage, onEntry, ms) {
       if (open) onEntry(key, value);
     } else bad++;
   };
-  let each;
-  try {
-    each = typeof storage === "object" && storage !== null ? Reflect.get(storage, "loadEach") : undefined;
-  } catch {
-    each = undefined;
-  }
-  const outcome = await callStorage(storage, typeof each === "function" ? "loadEach" : "load", typeof each === "function" ? [take] : [], ms);
-  if (outcome[0] === 0 && typeof each !== "function") {
-    const entries = outcome[1];
-    if (entries == null || typeof entries[Symbol.iterator] !== "function") bad += entries == null ? 0 : 1;
-    else for (const entry of entries) Array.isArray(entry) ? take(entry[0], entry[1]) : bad++;
+  // The storage's `loadEach` when it has one ([3]: it has not), `load()` otherwise.
+  let outcome = await callStorage(storage, "loadEach", [take], ms);
+  if (outcome[0] === 3) {
+    outcome = await callStorage(storage, "load", [], ms);
+    const entries = outcome[0] === 0 ? outcome[1] : null;
+    if (entries != null && typeof entries[Symbol.iterator] !== "function") bad++;
+    else if (entries != null) for (const entry of entries) Array.isArray(entry) ? take(entry[0], entry[1]) : bad++;
   }
   open = false;
   return outcome[0] === 0 ? [0, bad] : outcome;
