@@ -20,8 +20,8 @@ import { entrySizes, importsOf, moduleGraph } from "../../scripts/size.mjs";
  * bytes, once merged with the engine's speed work of the same session
  * (selection on checked text, kept selections, ASCII answers, a reload
  * that reads entries as storage hands them over: +2.5 KB, raised
- * deliberately). This budget is what it measured last, rounded up to the
- * next KiB.
+ * deliberately; 166.6 KiB, 170,554 bytes, after that round's review). This
+ * budget is what it measured last, rounded up to the next KiB.
  */
 const BUDGET_GZIP_BYTES = 167 * 1024;
 
