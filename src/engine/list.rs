@@ -83,6 +83,17 @@ fn elements(
 pub(crate) fn entries(
     bytes: &[u8],
     start: usize,
+    each: impl FnMut(&[u8], Range<usize>, usize) -> Result<usize, Syntax>,
+) -> Result<usize, Syntax> {
+    entries_in(bytes, start, true, each)
+}
+
+/// [`entries`], with the keys checked (`check`) or read as in text
+/// already checked ([`json::valid_key`]).
+fn entries_in(
+    bytes: &[u8],
+    start: usize,
+    check: bool,
     mut each: impl FnMut(&[u8], Range<usize>, usize) -> Result<usize, Syntax>,
 ) -> Result<usize, Syntax> {
     let mut index = skip_space(bytes, start + 1);
@@ -91,7 +102,11 @@ pub(crate) fn entries(
     }
     let mut scratch = Vec::new();
     loop {
-        let (key_start, key_end, escaped, after) = json::key(bytes, index)?;
+        let (key_start, key_end, escaped, after) = if check {
+            json::key(bytes, index)?
+        } else {
+            json::valid_key(bytes, index)
+        };
         // A key without escapes is read in place (no allocation per key).
         let name = json::string_bytes(bytes, key_start, key_end, escaped, &mut scratch);
         let value = skip_space(bytes, after);
@@ -242,16 +257,31 @@ pub fn probe(
     meta_names: &[&str],
     field_names: &[&str],
 ) -> Result<Probe, Syntax> {
-    probe_within(bytes, range.start, 0, meta_names, field_names).map(|(probe, _)| probe)
+    probe_within(bytes, range.start, Some(0), meta_names, field_names).map(|(probe, _)| probe)
+}
+
+/// [`probe`] of a document in text already checked (a stored document,
+/// validated when it was stored): keys and values are skipped with
+/// [`json::valid_key`] and [`json::valid_value_end`], nothing is checked
+/// again. On JSON it finds what [`probe`] finds; on other text, some
+/// ranges within `bytes` or an error, never a panic.
+pub fn probe_valid(
+    bytes: &[u8],
+    range: Range<usize>,
+    meta_names: &[&str],
+    field_names: &[&str],
+) -> Result<Probe, Syntax> {
+    probe_within(bytes, range.start, None, meta_names, field_names).map(|(probe, _)| probe)
 }
 
 /// [`probe`] of the document at `start` inside `levels` open containers,
 /// checked exactly as [`json::value_end_within`] checks it (depth
-/// included); also returns the index after the document.
+/// included), or, with `levels` `None`, read as text already checked
+/// ([`probe_valid`]); also returns the index after the document.
 pub(crate) fn probe_within(
     bytes: &[u8],
     start: usize,
-    levels: usize,
+    levels: Option<usize>,
     meta_names: &[&str],
     field_names: &[&str],
 ) -> Result<(Probe, usize), Syntax> {
@@ -261,34 +291,40 @@ pub(crate) fn probe_within(
         meta: vec![None; meta_names.len()],
         fields: vec![None; field_names.len()],
     };
+    // The end of the value at `at`, `inner` levels inside the document.
+    let skip = |at: usize, inner: usize| match levels {
+        Some(levels) => json::value_end_within(bytes, at, levels + inner),
+        None => Ok(json::valid_value_end(bytes, at)),
+    };
     if !probe.is_object {
-        let end = json::value_end_within(bytes, start, levels)?;
-        return Ok((probe, end));
+        return Ok((probe, skip(start, 0)?));
     }
     // A non-empty object counts one level for what it holds, as in
     // `value_end_within`.
-    let open = |at: usize, levels: usize| {
+    let open = |at: usize, inner: usize| {
         let next = skip_space(bytes, at + 1);
-        if bytes.get(next) != Some(&b'}') && levels >= json::MAX_DEPTH {
+        let deep = levels.is_some_and(|levels| levels + inner >= json::MAX_DEPTH);
+        if bytes.get(next) != Some(&b'}') && deep {
             return json::syntax(at, "at most 100000 levels of nesting");
         }
         Ok(())
     };
-    open(start, levels)?;
-    let end = entries(bytes, start, |name, _, value| {
+    let check = levels.is_some();
+    open(start, 0)?;
+    let end = entries_in(bytes, start, check, |name, _, value| {
         let (names, found) = match name {
             b"meta" => (meta_names, &mut probe.meta),
             b"fields" => (field_names, &mut probe.fields),
-            _ => return json::value_end_within(bytes, value, levels + 1),
+            _ => return skip(value, 1),
         };
         // A later `meta` or `fields` replaces an earlier one whole.
         found.fill(None);
         if bytes.get(value) != Some(&b'{') {
-            return json::value_end_within(bytes, value, levels + 1);
+            return skip(value, 1);
         }
-        open(value, levels + 1)?;
-        entries(bytes, value, |key, _, at| {
-            let end = json::value_end_within(bytes, at, levels + 2)?;
+        open(value, 1)?;
+        entries_in(bytes, value, check, |key, _, at| {
+            let end = skip(at, 2)?;
             if let Some(position) = names.iter().position(|known| known.as_bytes() == key) {
                 if let Some(slot) = found.get_mut(position) {
                     *slot = Some(at..end);

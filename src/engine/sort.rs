@@ -19,7 +19,7 @@
 use std::cmp::Ordering;
 use std::ops::Range;
 
-use super::list::{frame, probe, probe_within, Entry, Probe, Shape};
+use super::list::{frame, probe, probe_valid, probe_within, Entry, Probe, Shape};
 use super::order::sort_key_at;
 use crate::error::{Error, Result};
 use crate::json::Syntax;
@@ -142,7 +142,7 @@ impl<'a> KeyReader<'a> {
         start: usize,
         levels: usize,
     ) -> Result<(Probe, usize), Syntax> {
-        probe_within(bytes, start, levels, &self.meta, &self.fields)
+        probe_within(bytes, start, Some(levels), &self.meta, &self.fields)
     }
 
     /// Probes the document at `range` of `bytes` for every name.
@@ -164,14 +164,16 @@ impl<'a> KeyReader<'a> {
     }
 }
 
-/// The sort keys of `keys` read from the document at `range` of `bytes`.
+/// The sort keys of `keys` read from the stored document at `range` of
+/// `bytes` (text already checked: [`probe_valid`]).
 pub(crate) fn document_keys(
     bytes: &[u8],
     range: Range<usize>,
     keys: &[FieldKey],
 ) -> Result<Vec<SortKey>, Syntax> {
     let reader = KeyReader::new(&[], keys);
-    reader.keys(bytes, &reader.probe(bytes, range)?)
+    let found = probe_valid(bytes, range, &reader.meta, &reader.fields)?;
+    reader.keys(bytes, &found)
 }
 
 /// The positions `0..rows.len()` in sorted order (ties by position:

@@ -24,7 +24,7 @@ use std::rc::Rc;
 use content_repo::cache::policy::{is_network_failure, Cached, Machine, Policy, Settings, Step};
 use content_repo::cache::{variant_key, Cache, Change, Kind};
 use content_repo::engine::apply::{apply_query, select_any};
-use content_repo::engine::list::{frame, probe, Shape};
+use content_repo::engine::list::{frame, probe, probe_valid, Shape};
 use content_repo::engine::order::{sort_key_at, value_key};
 use content_repo::engine::select::{select_document, Plan};
 use content_repo::engine::sort::sort_list;
@@ -293,6 +293,14 @@ pub fn json_text(bytes: &[u8], asks: &[Ask]) -> Outcome {
         valid_value_end(bytes, 0)
     })?;
     prop_assert!(unchecked <= bytes.len());
+    let found = guard("list::probe_valid", &lossy, || {
+        probe_valid(bytes, 0..bytes.len(), META_NAMES, FIELD_NAMES)
+    })?;
+    if let Ok(found) = found {
+        for range in found.meta.iter().chain(&found.fields).flatten() {
+            prop_assert!(range.start <= range.end && range.end <= bytes.len());
+        }
+    }
     json_str(&lossy, asks)
 }
 
@@ -544,6 +552,16 @@ pub fn json_str(text: &str, asks: &[Ask]) -> Outcome {
             probe(bytes, range.clone(), META_NAMES, FIELD_NAMES)
         })?
         .map_err(|error| TestCaseError::fail(format!("probe: {error}")))?;
+        // The probe of stored (checked) text finds exactly the same.
+        let unchecked = guard("list::probe_valid", text, || {
+            probe_valid(bytes, range.clone(), META_NAMES, FIELD_NAMES)
+        })?;
+        prop_assert_eq!(
+            unchecked.as_ref().ok(),
+            Some(&found),
+            "probe_valid of {:?}",
+            text
+        );
         let document = document.dedup();
         prop_assert_eq!(found.is_object, matches!(document, J::Obj(_)));
         for (names, scope, slots) in [
