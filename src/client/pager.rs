@@ -43,9 +43,9 @@ use std::rc::Rc;
 use super::options::{ListArgs, ListCall};
 use super::request::{Request, Response, Source};
 use crate::cache::{page_ids, Cache, Change};
-use crate::engine::list::{frame, Shape};
+use crate::engine::list::{frame_valid, Shape};
 use crate::error::{Error, Result};
-use crate::http::response::{check, next_offset, Expect, Facts};
+use crate::http::response::{list_facts, next_offset, Expect, Facts};
 use crate::http::ClientConfig;
 
 /// How to fetch a page.
@@ -212,10 +212,17 @@ impl Pager {
     /// total)` for a prefetch's progress.
     fn take(&mut self, page: &mut Response) -> Option<(usize, u64)> {
         let offset = self.next?;
-        // Only paging needs a cached page's count and total.
-        let facts = match page.source {
-            Source::Cache => check(&page.body, Expect::List, "").unwrap_or_default(),
-            Source::Network => page.facts,
+        // Pages are checked text (a checked response, an answer of the
+        // cache): framed without checking them again, and only when a
+        // cached page's count and total or the documents are needed.
+        let gathers = matches!(self.gathered, Gathered::List { .. });
+        let shape = (gathers || page.source == Source::Cache)
+            .then(|| frame_valid(&page.body).ok())
+            .flatten();
+        let facts = match (page.source, &shape) {
+            (Source::Cache, Some(shape)) => list_facts(&page.body, shape),
+            (Source::Cache, None) => Facts::default(),
+            (Source::Network, _) => page.facts,
         };
         self.pages += 1;
         self.next = next_offset(facts, offset, u64::from(self.args.limit));
@@ -234,7 +241,7 @@ impl Pager {
                     *cached_at = page.cached_at;
                 }
                 *stale |= page.stale;
-                if let Ok(Shape::Envelope { documents, .. }) = frame(&page.body) {
+                if let Some(Shape::Envelope { documents, .. }) = shape {
                     for range in documents {
                         if *count > 0 {
                             data.push(b',');
@@ -304,7 +311,9 @@ impl Paging for Pager {
                 stale,
                 cached_at,
             } => {
-                let mut body = String::from_utf8_lossy(data).into_owned();
+                // Slices of text and ASCII, so UTF-8: no pass that replaces.
+                let mut body = String::from_utf8(data.clone())
+                    .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned());
                 body.push_str(&format!(
                     r#"],"meta":{{"count":{count},"limit":{count},"offset":{},"total":{}}}}}"#,
                     self.start,

@@ -306,17 +306,7 @@ pub fn check(body: &str, expect: Expect, secret: &str) -> Result<Facts> {
         excerpt: excerpt(body, secret, EXCERPT_CHARS),
     })?;
     let problem = match (expect, &shape) {
-        (Expect::List, Shape::Envelope { documents, entries }) => {
-            let total = entries
-                .iter()
-                .rev()
-                .find(|entry| entry.name == b"meta")
-                .and_then(|meta| envelope_total(body.as_bytes(), meta.value.start));
-            return Ok(Facts {
-                count: documents.len(),
-                total,
-            });
-        }
+        (Expect::List, Shape::Envelope { .. }) => return Ok(list_facts(body, &shape)),
         (Expect::List, _) => Some("expected a list envelope with a `data` array"),
         (Expect::Document, Shape::Object | Shape::Envelope { .. }) => None,
         (Expect::Document, _) => Some("expected a document object"),
@@ -328,6 +318,23 @@ pub fn check(body: &str, expect: Expect, secret: &str) -> Result<Facts> {
             excerpt: excerpt(body, secret, EXCERPT_CHARS),
         }),
         None => Ok(Facts::default()),
+    }
+}
+
+/// The count and total of a list envelope framed from `body` (default
+/// for any other shape).
+pub fn list_facts(body: &str, shape: &Shape) -> Facts {
+    let Shape::Envelope { documents, entries } = shape else {
+        return Facts::default();
+    };
+    let total = entries
+        .iter()
+        .rev()
+        .find(|entry| entry.name == b"meta")
+        .and_then(|meta| envelope_total(body.as_bytes(), meta.value.start));
+    Facts {
+        count: documents.len(),
+        total,
     }
 }
 

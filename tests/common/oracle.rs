@@ -24,7 +24,7 @@ use std::rc::Rc;
 use content_repo::cache::policy::{is_network_failure, Cached, Machine, Policy, Settings, Step};
 use content_repo::cache::{variant_key, Cache, Change, Kind};
 use content_repo::engine::apply::{apply_query, select_any};
-use content_repo::engine::list::{frame, probe, probe_valid, Shape};
+use content_repo::engine::list::{frame, frame_valid, probe, probe_valid, Shape};
 use content_repo::engine::order::{sort_key_at, value_key};
 use content_repo::engine::select::{select_document, Plan};
 use content_repo::engine::sort::sort_list;
@@ -340,6 +340,12 @@ pub fn json_str(text: &str, asks: &[Ask]) -> Outcome {
     let key = guard("order::value_key", text, || value_key(bytes))?;
     let framed = guard("list::frame", text, || frame(text))?;
     syntax_in_bounds(&framed, length, "frame")?;
+    // Framing checked text without checking it again: the same shape on
+    // JSON; on anything else, no panic.
+    let unchecked = guard("list::frame_valid", text, || frame_valid(text))?;
+    if valid.is_ok() {
+        prop_assert_eq!(&unchecked, &framed, "frame_valid of {:?}", text);
+    }
     // On checked text, the scan that checks nothing ends every value where
     // the checking scan does: the whole text, and each framed document.
     if valid.is_ok() {
