@@ -13,6 +13,7 @@
 //! ```
 
 use crate::error::{Error, Result};
+use crate::json::record::quoted;
 use crate::num::u64_from_f64;
 
 /// A JavaScript value, as far as an argument reader looks at it.
@@ -84,7 +85,7 @@ pub fn describe(value: &Arg) -> String {
         Arg::Null => "null".into(),
         Arg::Text(text) => {
             let short: String = text.chars().take(40).collect();
-            format!("{short:?}")
+            quoted(&short)
         }
         Arg::Number(number) => {
             let mut text = String::new();

@@ -58,7 +58,7 @@ pub enum Error {
     #[error("request aborted")]
     Aborted,
     /// The body is not the JSON that was expected.
-    #[error("{message} (body starts with {excerpt:?})")]
+    #[error("{message} (body starts with {})", crate::json::record::quoted(.excerpt))]
     Decode {
         /// What was wrong.
         message: String,

@@ -32,6 +32,7 @@ pub mod policy;
 pub mod refresh;
 pub mod writing;
 
+use crate::json::record::quoted;
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 use std::rc::Rc;
@@ -136,7 +137,7 @@ fn not_cached(message: impl Into<String>) -> Error {
 
 fn corrupt(key: &str, why: impl std::fmt::Display, text: &str) -> Error {
     Error::Decode {
-        message: format!("skipped the cache entry {key:?}: {why}"),
+        message: format!("skipped the cache entry {}: {why}", quoted(key)),
         excerpt: text.chars().take(80).collect(),
     }
 }

@@ -33,6 +33,7 @@ use crate::error::{Error, Result};
 use crate::http::response::Expect;
 use crate::http::retry::RetryPolicy;
 use crate::http::ClientConfig;
+use crate::json::record::quoted;
 use crate::num::u64_from_f64;
 use crate::query::url::Endpoint;
 use crate::query::Query;
@@ -411,7 +412,8 @@ fn check_list(endpoint: &Endpoint) -> Result<()> {
     match endpoint {
         Endpoint::Documents | Endpoint::Collection(_) | Endpoint::Raw(_) => Ok(()),
         other => Err(Error::invalid_argument(format!(
-            "pages, all and prefetch need a list endpoint (documents or a collection), got {other:?}"
+            "pages, all and prefetch need a list endpoint (documents or a collection), got {}",
+            quoted(&other.segments().join("/"))
         ))),
     }
 }

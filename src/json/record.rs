@@ -22,6 +22,13 @@ use std::ops::Range;
 use super::{skip_space, string_at, Syntax};
 use crate::engine::list::{entries, frame, Shape};
 
+/// `text` as a JSON string, as error messages quote what they refuse.
+pub(crate) fn quoted(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    write_string(&mut out, text);
+    out
+}
+
 /// Appends `text` as a JSON string.
 pub(crate) fn write_string(out: &mut String, text: &str) {
     out.push('"');

@@ -24,6 +24,7 @@ pub mod selection;
 pub mod sort;
 pub mod url;
 
+use crate::json::record::quoted;
 use std::fmt;
 
 use crate::error::{Error, Result};
@@ -72,14 +73,16 @@ impl IncludeField {
             [content_type, "fields", field] => (*content_type, *field),
             _ => {
                 return Err(Error::invalid_argument(format!(
-                    "invalid includes field {text:?}: expected <contentType|*>.fields.<field> or fields.<field>"
+                    "invalid includes field {}: expected <contentType|*>.fields.<field> or fields.<field>",
+                    quoted(text)
                 )))
             }
         };
         check_content_type(content_type, "includes field")?;
         if !is_field_name(field) {
             return Err(Error::invalid_argument(format!(
-                "invalid includes field {text:?}: the field name must match [A-Za-z0-9_-]+"
+                "invalid includes field {}: the field name must match [A-Za-z0-9_-]+",
+                quoted(text)
             )));
         }
         Ok(IncludeField {
@@ -100,7 +103,8 @@ fn check_content_type(content_type: &str, what: &str) -> Result<()> {
         Ok(())
     } else {
         Err(Error::invalid_argument(format!(
-            "invalid {what}: content type {content_type:?} must be `*` or match [A-Za-z0-9_-]+"
+            "invalid {what}: content type {} must be `*` or match [A-Za-z0-9_-]+",
+            quoted(content_type)
         )))
     }
 }
@@ -130,7 +134,8 @@ impl Join {
             "and" => Ok(Join::And),
             "or" => Ok(Join::Or),
             other => Err(Error::invalid_argument(format!(
-                "invalid filter join {other:?}: expected \"and\" or \"or\""
+                "invalid filter join {}: expected \"and\" or \"or\"",
+                quoted(other)
             ))),
         }
     }
@@ -164,7 +169,8 @@ impl Filter {
         let field = FieldKey::parse_as(field, "filter field").map_err(Error::invalid_argument)?;
         if op.is_empty() || !op.bytes().all(|b| b.is_ascii_alphabetic()) {
             return Err(Error::invalid_argument(format!(
-                "invalid filter operator {op:?}: expected letters only, such as \"equal\" or \"greaterThan\""
+                "invalid filter operator {}: expected letters only, such as \"equal\" or \"greaterThan\"",
+                quoted(op)
             )));
         }
         check_content_type(content_type, "filter")?;
@@ -293,7 +299,8 @@ impl Query {
     pub fn locale(&mut self, locale: &str) -> Result<&mut Self> {
         if !is_field_name(locale) {
             return Err(Error::invalid_argument(format!(
-                "invalid locale {locale:?}: expected a language key such as \"en_US\", or \"all\""
+                "invalid locale {}: expected a language key such as \"en_US\", or \"all\"",
+                quoted(locale)
             )));
         }
         self.locale = Some(locale.to_owned());
@@ -391,11 +398,7 @@ impl Query {
             "excludeTags" => self.exclude_tags.clear(),
             "search" => self.search = None,
             "filters" => self.filters.clear(),
-            other => {
-                return Err(Error::invalid_argument(format!(
-                    "unknown query parameter {other:?}"
-                )))
-            }
+            other => return Err(unknown_parameter(other)),
         }
         Ok(self)
     }
@@ -547,7 +550,8 @@ impl Query {
                 ("includes", [field]) => {
                     if value != "1" && value != "true" {
                         return Err(Error::invalid_argument(format!(
-                            "invalid includes[{field}]={value:?}: expected 1"
+                            "invalid includes[{field}]={}: expected 1",
+                            quoted(&value)
                         )));
                     }
                     include_fields.push(field.clone());
@@ -558,7 +562,8 @@ impl Query {
                         "false" | "0" => false,
                         other => {
                             return Err(Error::invalid_argument(format!(
-                                "invalid embedAssets {other:?}: expected true or false"
+                                "invalid embedAssets {}: expected true or false",
+                                quoted(other)
                             )))
                         }
                     };
@@ -582,7 +587,8 @@ impl Query {
                     };
                     let (content_type, field) = target.split_once('.').ok_or_else(|| {
                         Error::invalid_argument(format!(
-                            "invalid filter {name:?}: expected [<contentType|*>.<fields|meta>.<field>]"
+                            "invalid filter {}: expected [<contentType|*>.<fields|meta>.<field>]",
+                            quoted(&name)
                         ))
                     })?;
                     filters.push((index, Filter::new(field, op, value, join, content_type)?));
@@ -603,20 +609,20 @@ impl Query {
 }
 
 fn unknown_parameter(name: &str) -> Error {
-    Error::invalid_argument(format!("unknown query parameter {name:?}"))
+    Error::invalid_argument(format!("unknown query parameter {}", quoted(name)))
 }
 
 fn parse_integer(text: &str, what: &str) -> Result<u64> {
-    if text.is_empty() || text.len() > 19 || !text.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(Error::invalid_argument(format!(
-            "invalid {what} {text:?}: expected a non-negative integer"
-        )));
-    }
-    text.parse().map_err(|_| {
+    let invalid = || {
         Error::invalid_argument(format!(
-            "invalid {what} {text:?}: expected a non-negative integer"
+            "invalid {what} {}: expected a non-negative integer",
+            quoted(text)
         ))
-    })
+    };
+    if text.is_empty() || text.len() > 19 || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(invalid());
+    }
+    text.parse().map_err(|_| invalid())
 }
 
 /// Splits `name[a][b]` into `name` and `[a, b]`.

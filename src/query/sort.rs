@@ -1,5 +1,6 @@
 //! Sort keys and directions: `sorting[<scope>.<fieldName>]=<ASC|DESC>`.
 
+use crate::json::record::quoted;
 use std::fmt;
 use std::str::FromStr;
 
@@ -59,11 +60,18 @@ impl FieldKey {
         let (scope, name) = match text.split_once('.') {
             Some(("fields", name)) => (Scope::Fields, name),
             Some(("meta", name)) => (Scope::Meta, name),
-            _ => return Err(format!("invalid {what} {text:?}: {}", key_hint(text))),
+            _ => {
+                return Err(format!(
+                    "invalid {what} {}: {}",
+                    quoted(text),
+                    key_hint(text)
+                ))
+            }
         };
         if !is_field_name(name) {
             return Err(format!(
-                "invalid {what} {text:?}: the field name after '{}.' must match [A-Za-z0-9_-]+{}",
+                "invalid {what} {}: the field name after '{}.' must match [A-Za-z0-9_-]+{}",
+                quoted(text),
                 scope.as_str(),
                 name.split('.')
                     .next()
@@ -143,7 +151,7 @@ impl Direction {
         } else if text.eq_ignore_ascii_case("desc") || text == "-1" {
             Ok(Direction::Desc)
         } else {
-            Err(invalid_direction(&format!("{text:?}"), key))
+            Err(invalid_direction(&quoted(text), key))
         }
     }
 }

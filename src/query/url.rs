@@ -1,6 +1,7 @@
 //! Endpoints and the request URL `{baseUrl}/v1/{repository}/{endpoint}?{query}`.
 
 use crate::error::{Error, Result};
+use crate::json::record::quoted;
 use crate::query::encode::encode_uri_component;
 use crate::query::Query;
 
@@ -9,7 +10,8 @@ pub(crate) fn check_segment<'a>(segment: &'a str, what: &str) -> Result<&'a str>
     match segment {
         "" => Err(Error::invalid_argument(format!("{what} must not be empty"))),
         "." | ".." => Err(Error::invalid_argument(format!(
-            "{what} must not be {segment:?}"
+            "{what} must not be {}",
+            quoted(segment)
         ))),
         _ => Ok(segment),
     }
@@ -82,7 +84,8 @@ impl Endpoint {
 pub(crate) fn normalize_base_url(base_url: &str) -> Result<String> {
     let invalid = |why: &str| {
         Error::invalid_argument(format!(
-            "invalid baseUrl {base_url:?}: {why} (expected an absolute http: or https: URL such as \"https://api.example.com\")"
+            "invalid baseUrl {}: {why} (expected an absolute http: or https: URL such as \"https://api.example.com\")",
+            quoted(base_url)
         ))
     };
     let lower = base_url.get(..8).unwrap_or(base_url).to_ascii_lowercase();
