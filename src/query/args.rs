@@ -205,12 +205,12 @@ pub fn number_text(number: f64) -> String {
     let body = if k <= n && n <= 21 {
         format!("{digits}{}", padding(n - k))
     } else if 0 < n && n <= 21 {
-        let (head, tail) = digits.split_at(split);
+        let (head, tail) = digits.split_at_checked(split).unwrap_or((digits, ""));
         format!("{head}.{tail}")
     } else if -6 < n && n <= 0 {
         format!("0.{}{digits}", padding(-n))
     } else {
-        let (first, rest) = digits.split_at(1.min(digits.len()));
+        let (first, rest) = digits.split_at_checked(1).unwrap_or((digits, ""));
         let dot = if rest.is_empty() { "" } else { "." };
         let plus = if n > 0 { "+" } else { "" };
         format!("{first}{dot}{rest}e{plus}{}", n - 1)

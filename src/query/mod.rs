@@ -630,7 +630,9 @@ fn split_brackets(name: &str) -> Result<(&str, Vec<String>)> {
     let Some(open) = name.find('[') else {
         return Ok((name, Vec::new()));
     };
-    let (base, mut rest) = name.split_at(open);
+    // (`split_at_checked`: no char-boundary panic, and its message's
+    // formatting, linked into the module.)
+    let (base, mut rest) = name.split_at_checked(open).unwrap_or((name, ""));
     let mut parts = Vec::new();
     while !rest.is_empty() {
         let inner = rest
