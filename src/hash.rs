@@ -1,6 +1,8 @@
-//! A fast hasher for the maps keyed by document ids (`DocumentStore`'s ids,
-//! a cached list's members): a reload inserts and looks up every id of
-//! every document, and `SipHash` was a tenth of its time. Multiply and rotate
+//! The crate's hash maps and sets, with one fast hasher. The maps keyed by
+//! document ids (`DocumentStore`'s ids, a cached list's members) made it:
+//! a reload inserts and looks up every id of every document, and `SipHash`
+//! was a tenth of its time. Every other map uses it too, so the module
+//! links one hasher (and no `RandomState`, whose keys need a thread-local). Multiply and rotate
 //! over eight bytes at a time (the `FxHash` of rustc). Not keyed: on
 //! wasm32-unknown-unknown the standard hasher's keys are fixed too, so it
 //! resists crafted collisions no better.
@@ -8,15 +10,15 @@
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 
-/// A `HashMap` with [`IdHasher`].
-pub(crate) type IdMap<K, V> = HashMap<K, V, BuildHasherDefault<IdHasher>>;
+/// A `HashMap` with [`IdHasher`] (`Map::default()` makes one).
+pub(crate) type Map<K, V> = HashMap<K, V, BuildHasherDefault<IdHasher>>;
 
 /// A `HashSet` with [`IdHasher`].
-pub(crate) type IdSet<T> = HashSet<T, BuildHasherDefault<IdHasher>>;
+pub(crate) type Set<T> = HashSet<T, BuildHasherDefault<IdHasher>>;
 
 const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
 
-/// The hasher of [`IdMap`] and [`IdSet`].
+/// The hasher of [`Map`] and [`Set`].
 #[derive(Debug, Default, Clone, Copy)]
 pub(crate) struct IdHasher {
     hash: u64,
@@ -55,11 +57,11 @@ impl Hasher for IdHasher {
 
 #[cfg(test)]
 mod tests {
-    use super::IdMap;
+    use super::Map;
 
     #[test]
     fn ids_are_found_and_told_apart() {
-        let mut map: IdMap<Vec<u8>, usize> = IdMap::default();
+        let mut map: Map<Vec<u8>, usize> = Map::default();
         let ids: Vec<Vec<u8>> = (0..2000u32)
             .map(|i| format!("{i:018}").into_bytes())
             .chain([

@@ -33,7 +33,6 @@ pub mod refresh;
 pub mod writing;
 
 use crate::json::record::quoted;
-use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 use std::rc::Rc;
 
@@ -41,7 +40,7 @@ use crate::engine::apply::select_any;
 use crate::engine::list::{id_at, probe, revision_at};
 use crate::engine::sort::{effective_keys, list_documents};
 use crate::error::{Error, Result};
-use crate::hash::IdSet;
+use crate::hash::{Map, Set};
 use crate::json;
 use crate::json::record::{Record, Writer};
 use crate::num::u64_from_f64;
@@ -160,12 +159,12 @@ struct Segment {
 pub type Swept = (Vec<u8>, Option<Box<[u8]>>);
 
 /// Deleted documents: id and the order key of the revision it had.
-type Tombstones = HashMap<Vec<u8>, Option<Box<[u8]>>>;
+type Tombstones = Map<Vec<u8>, Option<Box<[u8]>>>;
 
 /// A list of a variant: its members, when complete.
 #[derive(Debug, Clone, Default)]
 struct List {
-    members: IdSet<Rc<[u8]>>,
+    members: Set<Rc<[u8]>>,
     fetched_at: f64,
     used: u64,
 }
@@ -246,20 +245,20 @@ impl Change {
 #[derive(Debug, Default)]
 pub struct Cache {
     /// The store of each variant.
-    variants: HashMap<String, DocumentStore>,
+    variants: Map<String, DocumentStore>,
     /// Segments by storage key.
-    segments: HashMap<String, Segment>,
+    segments: Map<String, Segment>,
     /// The latest segment of each URL.
-    urls: HashMap<String, String>,
+    urls: Map<String, String>,
     /// Complete lists by (variant, endpoint).
-    lists: HashMap<(String, String), List>,
+    lists: Map<(String, String), List>,
     /// Alias targets by (variant, alias api id).
-    aliases: HashMap<(String, String), Vec<u8>>,
+    aliases: Map<(String, String), Vec<u8>>,
     /// Documents deleted by a refresh, by variant: never served again unless
     /// a higher revision arrives.
-    tombstones: HashMap<String, Tombstones>,
+    tombstones: Map<String, Tombstones>,
     /// When answers were invalidated: by endpoint key (`""`: every endpoint).
-    invalidated: HashMap<String, f64>,
+    invalidated: Map<String, f64>,
     /// A prefix unique to this cache (one tab), for segment keys.
     session: String,
     next: u64,
@@ -657,7 +656,7 @@ impl Cache {
         // 1. What to evict: least recently used lists whole, then the oldest
         //    responses that belong to no kept list.
         let mut dropped: Vec<(String, String)> = Vec::new();
-        let mut evicted: HashSet<*const String> = HashSet::new();
+        let mut evicted: Set<*const String> = Set::default();
         if let Some(max) = max_bytes {
             let mut bytes = self.bytes;
             let lists: Vec<(&(String, String), &List)> = self.lists.iter().collect();
@@ -699,7 +698,7 @@ impl Cache {
         }
         // 2. Documents that leave: of a dropped list or an evicted response,
         //    and in no list that stays.
-        let mut used: HashSet<*const String> = HashSet::new();
+        let mut used: Set<*const String> = Set::default();
         for (variant, store) in &self.variants {
             let kept: Vec<&List> = self
                 .lists
@@ -984,7 +983,7 @@ impl Cache {
         let variant = variant_key(query);
         // Sets of borrowed ids (`&[u8]`), as in plan_refresh: one set type.
         let fetched = fetched.ids();
-        let coming: HashSet<&[u8]> = fetched.iter().map(Vec::as_slice).collect();
+        let coming: Set<&[u8]> = fetched.iter().map(Vec::as_slice).collect();
         let store = self.variants.get(&variant);
         swept
             .iter()
@@ -1020,7 +1019,7 @@ impl Cache {
         })?;
         let store = self.variants.get(&key.0);
         // Changed: new, or a newer revision than cached before the refresh.
-        let mut changed: HashSet<&[u8]> = HashSet::new();
+        let mut changed: Set<&[u8]> = Set::default();
         for (_, _, batch) in &changes.segments {
             if let Some(batch) = batch {
                 for (id, revision) in batch.revisions() {
@@ -1035,7 +1034,7 @@ impl Cache {
             }
         }
         let changed = changed.len();
-        let listed: HashSet<&[u8]> = swept.iter().map(|(id, _)| id.as_slice()).collect();
+        let listed: Set<&[u8]> = swept.iter().map(|(id, _)| id.as_slice()).collect();
         let deleted: Vec<Rc<[u8]>> = list
             .members
             .iter()

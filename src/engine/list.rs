@@ -13,7 +13,7 @@
 //! # Ok::<(), content_repo::json::Syntax>(())
 //! ```
 
-use std::collections::HashMap;
+use crate::hash::Map;
 use std::ops::Range;
 
 use crate::json::{self, number, skip_space, Syntax};
@@ -158,7 +158,7 @@ pub(crate) fn frame_with(text: &str, each: Each<'_>) -> Result<Shape, Syntax> {
             let mut list: Vec<Entry> = Vec::new();
             // The position of each name in `list`: a lookup per entry, so
             // that an object of many keys is framed in linear time.
-            let mut positions: HashMap<Vec<u8>, usize> = HashMap::new();
+            let mut positions: Map<Vec<u8>, usize> = Map::default();
             let mut data: Option<Vec<Range<usize>>> = None;
             let end = entries(bytes, start, |name, key, value| {
                 let (elements, end) = match (name, bytes.get(value)) {

@@ -34,7 +34,7 @@
 //! # Ok::<(), content_repo::Error>(())
 //! ```
 
-use std::collections::HashMap;
+use crate::hash::Map;
 
 use crate::error::{Error, Result};
 use crate::json::{self, skip_space, Syntax};
@@ -73,7 +73,7 @@ pub struct Plan {
 
 struct Compiler {
     nodes: Vec<PlanNode>,
-    known: HashMap<Node, u32>,
+    known: Map<Node, u32>,
 }
 
 fn too_complex() -> Error {
@@ -168,7 +168,7 @@ impl Plan {
         );
         let mut compiler = Compiler {
             nodes: Vec::new(),
-            known: HashMap::new(),
+            known: Map::default(),
         };
         let root = compiler.node(&document)?;
         let includes = parts

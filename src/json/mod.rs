@@ -636,7 +636,7 @@ struct Entries {
     /// Decoded key, raw key text (with quotes), value text.
     entries: Vec<(Vec<u8>, Vec<u8>, Vec<u8>)>,
     /// The position of each decoded key in `entries`.
-    positions: std::collections::HashMap<Vec<u8>, usize>,
+    positions: crate::hash::Map<Vec<u8>, usize>,
     /// The entry whose value is being read.
     current: usize,
 }
@@ -663,7 +663,7 @@ pub fn normalize(text: &str) -> Result<String, Syntax> {
             Some(b'{') => {
                 stack.push(Level::Object(Entries {
                     entries: Vec::new(),
-                    positions: std::collections::HashMap::new(),
+                    positions: crate::hash::Map::default(),
                     current: 0,
                 }));
                 index += 1;

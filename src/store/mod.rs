@@ -41,7 +41,6 @@ mod projected;
 pub mod utf8;
 
 use std::cmp::Ordering;
-use std::collections::HashMap;
 use std::ops::Range;
 use std::rc::Rc;
 
@@ -52,7 +51,7 @@ use crate::engine::list::{envelope_total, frame_with, id_at, revision_at, Probe,
 use crate::engine::select::{write_valid_ascii, Plan};
 use crate::engine::sort::{compare_keys, document_keys, effective_keys, KeyReader, SortKey};
 use crate::error::{Error, Result};
-use crate::hash::IdMap;
+use crate::hash::Map;
 use crate::json::{self, Syntax};
 use crate::num::u32_from_usize;
 use crate::query::selection::Selection;
@@ -206,8 +205,8 @@ fn no_id(index: usize, origin: Origin, source: &str) -> Error {
 pub struct DocumentStore {
     slots: Vec<Option<Slot>>,
     free: Vec<u32>,
-    by_id: IdMap<Rc<[u8]>, u32>,
-    content_types: HashMap<Rc<str>, usize>,
+    by_id: Map<Rc<[u8]>, u32>,
+    content_types: Map<Rc<str>, usize>,
     next_seq: u64,
     column_keys: Vec<FieldKey>,
     /// One column per key of `column_keys`, one value per slot.
@@ -220,7 +219,7 @@ pub struct DocumentStore {
     columns_version: u64,
     /// How many stored documents were fetched with each selection (by its
     /// canonical form; `None`: whole documents).
-    selections: HashMap<Option<String>, (Option<Rc<Selection>>, usize)>,
+    selections: Map<Option<String>, (Option<Rc<Selection>>, usize)>,
     /// Whether texts may be copied together when most of them are dead
     /// (off for the offline cache, which tracks its texts itself).
     fixed_buffers: bool,

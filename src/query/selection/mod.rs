@@ -17,7 +17,9 @@
 mod lex;
 mod parse;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+use crate::hash::Map;
 use std::fmt;
 
 use crate::error::Result;
@@ -99,13 +101,13 @@ impl Node {
     /// while the other names apply to the elements' keys. So `a/*/x` does
     /// not cover `a/b/x` (on `a: [{"b": {"x": 1}}]` it keeps `[{}]`).
     pub fn covers(&self, requested: &Node) -> bool {
-        self.covers_in(requested, &mut HashMap::new())
+        self.covers_in(requested, &mut Map::default())
     }
 
     /// [`Node::covers`], remembering the pairs already decided: checking both
     /// readings of each `*` would otherwise repeat the same checks
     /// exponentially often (`*/*/*/...`).
-    fn covers_in(&self, requested: &Node, known: &mut HashMap<(Node, Node), bool>) -> bool {
+    fn covers_in(&self, requested: &Node, known: &mut Map<(Node, Node), bool>) -> bool {
         if self.is_leaf() {
             return true;
         }
