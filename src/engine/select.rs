@@ -129,7 +129,7 @@ impl Compiler {
             None => index,
         };
         if let Some(place) = self.nodes.get_mut(index as usize) {
-            // `children` is a BTreeMap: `named` is sorted by name bytes.
+            // `children` are sorted by name bytes, so `named` is.
             place.lengths = named
                 .iter()
                 .fold(0, |bits, (name, _)| bits | length_bit(name.as_ref()));

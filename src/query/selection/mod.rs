@@ -17,10 +17,9 @@
 mod lex;
 mod parse;
 
-use std::collections::BTreeMap;
+use std::fmt;
 
 use crate::hash::Map;
-use std::fmt;
 
 use crate::error::Result;
 
@@ -36,7 +35,50 @@ const MAX_DEPTH: usize = 32;
 /// of the canonical form.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct Node {
-    children: BTreeMap<String, Node>,
+    children: Children,
+}
+
+/// A node's children: `(name, node)` pairs sorted by name bytes (code-point
+/// order), each name once. A sorted vector rather than a `BTreeMap`, whose
+/// code was 6 KB of the module: selections have few names per level.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct Children(Vec<(String, Node)>);
+
+impl Children {
+    /// The child named `name`.
+    pub fn get(&self, name: &str) -> Option<&Node> {
+        let at = self
+            .0
+            .binary_search_by(|(known, _)| known.as_str().cmp(name));
+        self.0.get(at.ok()?).map(|(_, node)| node)
+    }
+
+    /// The children in name order.
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &Node)> {
+        self.0.iter().map(|(name, node)| (name, node))
+    }
+
+    /// How many children.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl<'a> IntoIterator for &'a Children {
+    type Item = (&'a String, &'a Node);
+    type IntoIter = std::iter::Map<
+        std::slice::Iter<'a, (String, Node)>,
+        fn(&'a (String, Node)) -> (&'a String, &'a Node),
+    >;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter().map(|(name, node)| (name, node))
+    }
 }
 
 impl Node {
@@ -51,17 +93,25 @@ impl Node {
     }
 
     /// The children, by name in code-point order (`*` is a name too).
-    pub fn children(&self) -> &BTreeMap<String, Node> {
+    pub fn children(&self) -> &Children {
         &self.children
+    }
+
+    /// The children, owned.
+    pub(crate) fn into_children(self) -> Vec<(String, Node)> {
+        self.children.0
     }
 
     /// Adds `node` under `name`, merging with what is there (union).
     pub fn insert(&mut self, name: String, node: Node) {
-        match self.children.get_mut(&name) {
-            Some(existing) => existing.merge(node),
-            None => {
-                self.children.insert(name, node);
+        let children = &mut self.children.0;
+        match children.binary_search_by(|(known, _)| known.as_str().cmp(&name)) {
+            Ok(at) => {
+                if let Some((_, existing)) = children.get_mut(at) {
+                    existing.merge(node);
+                }
             }
+            Err(at) => children.insert(at, (name, node)),
         }
         self.absorb();
     }
@@ -73,21 +123,51 @@ impl Node {
             return;
         }
         if other.is_leaf() {
-            self.children.clear();
+            self.children.0.clear();
             return;
         }
-        for (name, node) in other.children {
-            self.insert(name, node);
+        let mut items = std::mem::take(&mut self.children.0);
+        items.extend(other.children.0);
+        *self = Node::of(items);
+    }
+
+    /// The node with children `items` in any order, the nodes of a repeated
+    /// name united: one sort per level, so that a selection of many names,
+    /// or of one name repeated many times, is read in `O(n log n)`.
+    pub fn of(items: Vec<(String, Node)>) -> Node {
+        // (The crate's sort: the standard library's would add its code.)
+        let items = crate::sort::sorted(items, &mut |(a, _), (b, _)| a.cmp(b));
+        let mut groups: Vec<(String, Vec<Node>)> = Vec::with_capacity(items.len());
+        for (name, node) in items {
+            match groups.last_mut() {
+                Some((last, nodes)) if *last == name => nodes.push(node),
+                _ => groups.push((name, vec![node])),
+            }
         }
+        let children = groups
+            .into_iter()
+            .map(|(name, mut nodes)| {
+                let node = if nodes.len() == 1 {
+                    nodes.pop().unwrap_or_default()
+                } else if nodes.iter().any(Node::is_leaf) {
+                    Node::leaf()
+                } else {
+                    Node::of(nodes.into_iter().flat_map(|node| node.children.0).collect())
+                };
+                (name, node)
+            })
+            .collect();
+        let mut node = Node {
+            children: Children(children),
+        };
+        node.absorb();
+        node
     }
 
     /// A `*` that selects every key whole makes its siblings redundant.
     fn absorb(&mut self) {
         if self.children.len() > 1 && self.children.get("*").is_some_and(Node::is_leaf) {
-            // The map rebuilt rather than `retain`ed: that keeps B-tree
-            // removal (3.6 KB) out of the module.
-            self.children.clear();
-            self.children.insert("*".to_owned(), Node::leaf());
+            self.children.0 = vec![("*".to_owned(), Node::leaf())];
         }
     }
 

@@ -71,14 +71,13 @@ impl<'a> Parser<'a> {
     /// `selection` inside parentheses whose parent is at `level`; the
     /// returned node holds the merged items as children.
     fn nested(&mut self, level: usize) -> Result<Node> {
-        let mut node = Node::default();
+        let mut items = Vec::new();
         loop {
-            let (name, child) = self.item(level + 1)?;
-            node.insert(name, child);
+            items.push(self.item(level + 1)?);
             let (token, position) = self.lexer.peek();
             match token {
                 Token::Comma => self.lexer.bump(),
-                Token::Close => return Ok(node),
+                Token::Close => return Ok(Node::of(items)),
                 other => return Err(error(after_item_expectation("')'"), &other, position)),
             }
         }
@@ -117,7 +116,9 @@ impl<'a> Parser<'a> {
 
     /// The whole input: top-level items, with their document-level meaning.
     fn top(&mut self) -> Result<Selection> {
-        let (mut fields, mut includes, mut meta) = (None, None, None);
+        // The scopes' nodes as read (a shorthand item `title` as `fields`
+        // holding `title`), united once at the end.
+        let mut scopes = Vec::new();
         let mut all = false;
         loop {
             let (token, position) = self.lexer.peek();
@@ -136,22 +137,15 @@ impl<'a> Parser<'a> {
                 }
                 Top::Scope(scope) => {
                     let (_, node) = self.item(1)?;
-                    let slot = match scope {
-                        "fields" => &mut fields,
-                        "includes" => &mut includes,
-                        _ => &mut meta,
-                    };
-                    merge_into(slot, node);
+                    scopes.push((scope.to_owned(), node));
                 }
                 Top::Shorthand => {
                     // `title` means `fields/title`: the name sits at level 2.
                     if !matches!(token, Token::Name(_)) {
                         return Err(error(NAME, &token, position));
                     }
-                    let (name, node) = self.item(2)?;
-                    let mut scope = Node::default();
-                    scope.insert(name, node);
-                    merge_into(&mut fields, scope);
+                    let item = self.item(2)?;
+                    scopes.push(("fields".to_owned(), Node::of(vec![item])));
                 }
             }
             let (token, position) = self.lexer.peek();
@@ -169,6 +163,15 @@ impl<'a> Parser<'a> {
         }
         if all {
             return Ok(Selection::All);
+        }
+        let (mut fields, mut includes, mut meta) = (None, None, None);
+        for (scope, node) in Node::of(scopes).into_children() {
+            let slot = match scope.as_str() {
+                "fields" => &mut fields,
+                "includes" => &mut includes,
+                _ => &mut meta,
+            };
+            *slot = Some(node);
         }
         Ok(Selection::Parts(Parts {
             fields,
@@ -190,13 +193,6 @@ fn chain(mut path: Vec<String>, leaf: Node) -> (String, Node) {
         node = parent;
     }
     (path.pop().unwrap_or_default(), node)
-}
-
-fn merge_into(slot: &mut Option<Node>, node: Node) {
-    match slot {
-        Some(existing) => existing.merge(node),
-        None => *slot = Some(node),
-    }
 }
 
 /// Parses a selection; see the module documentation for the grammar.
