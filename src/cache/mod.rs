@@ -428,7 +428,9 @@ impl Cache {
     }
 
     /// Plans recording a response received for `url` (`kind` says what it
-    /// is; its text is valid JSON of that shape). A stale response (holding a
+    /// is; its text must be checked JSON of that shape, as
+    /// [`crate::http::response::check`] checks a response: its documents
+    /// are read without checking them again). A stale response (holding a
     /// document older than the cached one) plans nothing.
     pub fn plan_response(
         &mut self,
@@ -446,7 +448,7 @@ impl Cache {
             Kind::List | Kind::Document => {
                 let store = self.store(&variant);
                 let fetched_with = selection.clone().map(Rc::new);
-                let batch = store.prepare(&text, fetched_with.as_ref(), now)?;
+                let batch = store.prepare(&text, fetched_with.as_ref(), now, true)?;
                 if store.is_stale(&batch) {
                     return Ok(Change::default());
                 }
@@ -802,6 +804,7 @@ impl Cache {
                     &segment.text,
                     selection.map(Rc::new).as_ref(),
                     segment.fetched_at,
+                    false,
                 );
                 Some(prepared.map_err(|error| corrupt(&key, error, &segment.text))?)
             }

@@ -135,14 +135,15 @@ impl<'a> KeyReader<'a> {
     }
 
     /// [`Self::probe`] of the document at `start` inside `levels` open
-    /// containers (checked as JSON), and the index after it.
+    /// containers (checked as JSON; `None`: text already checked, read
+    /// without checking it again), and the index after it.
     pub(crate) fn probe_within(
         &self,
         bytes: &[u8],
         start: usize,
-        levels: usize,
+        levels: Option<usize>,
     ) -> Result<(Probe, usize), Syntax> {
-        probe_within(bytes, start, Some(levels), &self.meta, &self.fields)
+        probe_within(bytes, start, levels, &self.meta, &self.fields)
     }
 
     /// Probes the document at `range` of `bytes` for every name.

@@ -272,20 +272,25 @@ impl DocumentStore {
 
     fn put_text(&mut self, text: String, origin: Origin) -> Result<usize> {
         let buffer = Rc::new(text);
-        let (incoming, _) = self.read_text(&buffer, origin, None, 0.0)?;
+        let (incoming, _) = self.read_text(&buffer, origin, None, 0.0, false)?;
         Ok(self.commit(incoming))
     }
 
     /// Reads the documents of a response text (as [`put_json`](Self::put_json)
     /// does, `decode` errors) without storing them: `selection` is what they
     /// were fetched with (`None`: whole), `fetched_at` when (Unix ms).
+    /// `checked`: the text is known to be JSON (a response that passed
+    /// [`crate::http::response::check`]), so its documents are read without
+    /// checking them again; text from storage is checked.
     pub(crate) fn prepare(
         &self,
         text: &Rc<String>,
         selection: Option<&Rc<Selection>>,
         fetched_at: f64,
+        checked: bool,
     ) -> Result<Batch> {
-        let (incoming, total) = self.read_text(text, Origin::Text, selection, fetched_at)?;
+        let (incoming, total) =
+            self.read_text(text, Origin::Text, selection, fetched_at, checked)?;
         Ok(Batch {
             incoming,
             total,
@@ -385,6 +390,7 @@ impl DocumentStore {
         origin: Origin,
         selection: Option<&Rc<Selection>>,
         fetched_at: f64,
+        checked: bool,
     ) -> Result<(Vec<Incoming>, Option<u64>)> {
         let syntax = |error: Syntax| origin.error(format!("invalid JSON: {error}"), buffer);
         let mut total = None;
@@ -394,7 +400,7 @@ impl DocumentStore {
         let reader = KeyReader::new(&["id", "revision", "contentType"], &self.column_keys);
         let mut probes: Vec<Probe> = Vec::new();
         let shape = frame_with(buffer, &mut |bytes, start, levels| {
-            let (found, end) = reader.probe_within(bytes, start, levels)?;
+            let (found, end) = reader.probe_within(bytes, start, (!checked).then_some(levels))?;
             probes.push(found);
             Ok(end)
         })
@@ -412,7 +418,8 @@ impl DocumentStore {
             Shape::Object => {
                 let bytes = buffer.as_bytes();
                 let start = json::skip_space(bytes, 0);
-                let (found, end) = reader.probe_within(bytes, start, 0).map_err(syntax)?;
+                let levels = (!checked).then_some(0);
+                let (found, end) = reader.probe_within(bytes, start, levels).map_err(syntax)?;
                 probes = vec![found];
                 std::iter::once(start..end).collect()
             }
