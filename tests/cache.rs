@@ -55,7 +55,7 @@ impl Storage {
             self.entries.remove(key);
         }
         for (key, text) in change.puts() {
-            self.entries.insert(key.clone(), text.clone());
+            self.entries.insert(key.clone(), text.text());
         }
     }
 
@@ -432,6 +432,63 @@ fn stored_entries_load_back_and_corrupt_ones_are_skipped() {
     assert_eq!(
         reloaded.answer_list("q", &posts(), &sorted).unwrap().body,
         expected
+    );
+}
+
+/// The segment of a response that the boundary still holds is handed over
+/// as its header alone; joined with a line break and the text, it is the
+/// stored value, and the entries load back to the same answers.
+#[test]
+fn a_held_response_is_written_as_its_header_and_joins_back() {
+    let mut cache = Cache::new("t");
+    let text = Rc::new(list(three(), 3).to_string());
+    let change = cache
+        .plan_response(
+            Some(URL),
+            &posts(),
+            &Query::new(),
+            Kind::List,
+            Rc::clone(&text),
+            1000.0,
+        )
+        .unwrap();
+    let whole: Vec<(String, String)> = change
+        .puts()
+        .iter()
+        .map(|(key, value)| (key.clone(), value.text()))
+        .collect();
+    // Without a held text, or with an equal text that is not the one
+    // received, every value is whole.
+    let copy = Rc::new(text.as_str().to_owned());
+    for held in [None, Some(&copy)] {
+        let got: Vec<(String, String)> = change
+            .put_texts(held)
+            .map(|(key, value)| (key.to_owned(), value.unwrap()))
+            .collect();
+        assert_eq!(got, whole);
+    }
+    // With it: the segment's header alone, exactly one.
+    let mut joined = Vec::new();
+    let mut headers = 0;
+    for (key, value) in change.put_texts(Some(&text)) {
+        let value = value.unwrap_or_else(|header| {
+            headers += 1;
+            assert!(!header.contains('\n'), "{header}");
+            format!("{header}\n{text}")
+        });
+        joined.push((key.to_owned(), value));
+    }
+    assert_eq!(headers, 1);
+    assert_eq!(joined, whole);
+    cache.apply(change);
+    let mut reloaded = Cache::new("u");
+    let (errors, _) = reloaded.load(joined);
+    assert!(errors.is_empty(), "{errors:?}");
+    let mut sorted = Query::new();
+    sorted.sort("fields.price", Direction::Desc).unwrap();
+    assert_eq!(
+        reloaded.answer_list("q", &posts(), &sorted).unwrap().body,
+        cache.answer_list("q", &posts(), &sorted).unwrap().body
     );
 }
 

@@ -178,10 +178,41 @@ pub struct Answer {
     pub fetched_at: f64,
 }
 
+/// The value of one storage write.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Put {
+    /// Text to store.
+    Text(String),
+    /// A response's segment: `header`, a line break, then `text`, the
+    /// response as it came in. Kept in two parts, so that a boundary that
+    /// still holds the response's text (JavaScript's string) joins them
+    /// rather than copying the text back out of the module.
+    Segment {
+        /// The segment's header line.
+        header: String,
+        /// The response text.
+        text: Rc<String>,
+    },
+}
+
+impl Put {
+    /// The text to store.
+    pub fn text(&self) -> String {
+        match self {
+            Put::Text(text) => text.clone(),
+            Put::Segment { header, text } => format!("{header}\n{text}"),
+        }
+    }
+}
+
+/// A response text that the boundary still holds, if any (see
+/// [`Change::put_texts`]).
+pub type Held<'a> = Option<&'a Rc<String>>;
+
 /// What recording changes: storage writes first, then memory.
 #[derive(Debug, Default)]
 pub struct Change {
-    puts: Vec<(String, String)>,
+    puts: Vec<(String, Put)>,
     deletes: Vec<String>,
     /// New segments, with the documents read from them, in order.
     segments: Vec<(String, Segment, Option<Batch>)>,
@@ -225,9 +256,25 @@ impl Change {
             .collect()
     }
 
-    /// The storage writes: `(key, text)` pairs.
-    pub fn puts(&self) -> &[(String, String)] {
+    /// The storage writes: `(key, value)` pairs.
+    pub fn puts(&self) -> &[(String, Put)] {
         &self.puts
+    }
+
+    /// The storage writes, each value as its text (`Ok`), except the
+    /// segment of `held`, a response text that the boundary still holds:
+    /// its header alone (`Err`), which the boundary joins with a line break
+    /// and the text it holds, rather than copying the text out again.
+    pub fn put_texts<'a>(
+        &'a self,
+        held: Held<'a>,
+    ) -> impl Iterator<Item = (&'a str, std::result::Result<String, &'a str>)> {
+        self.puts.iter().map(move |(key, value)| match value {
+            Put::Segment { header, text } if held.is_some_and(|held| Rc::ptr_eq(held, text)) => {
+                (key.as_str(), Err(header.as_str()))
+            }
+            value => (key.as_str(), Ok(value.text())),
+        })
     }
 
     /// Whether collection is worth planning after it is applied.
@@ -469,11 +516,10 @@ impl Cache {
         let selection_text = selection.as_ref().map(ToString::to_string);
         change.puts.push((
             key.clone(),
-            format!(
-                "{}\n{}",
-                header(&segment, selection_text.as_deref()),
-                segment.text
-            ),
+            Put::Segment {
+                header: header(&segment, selection_text.as_deref()),
+                text: Rc::clone(&segment.text),
+            },
         ));
         if let (Kind::List, Some(batch)) = (kind, &batch) {
             // One response that holds the whole list makes it complete.
@@ -528,9 +574,10 @@ impl Cache {
             .number("v", SCHEMA as f64)
             .raw("ids", &stored_ids)
             .number("fetchedAt", now);
-        change
-            .puts
-            .push((list_entry_key(variant, endpoint), record.finish()));
+        change.puts.push((
+            list_entry_key(variant, endpoint),
+            Put::Text(record.finish()),
+        ));
         let list = List {
             members: ids.into_iter().map(|id| Rc::from(id.as_slice())).collect(),
             fetched_at: now,
@@ -1056,9 +1103,10 @@ impl Cache {
                     .map(Box::from);
                 tombstones.insert(id.to_vec(), revision);
             }
-            changes
-                .puts
-                .push((format!("t:{}", key.0), write_tombstones(&tombstones)));
+            changes.puts.push((
+                format!("t:{}", key.0),
+                Put::Text(write_tombstones(&tombstones)),
+            ));
             changes.tombstones.push((key.0.clone(), tombstones));
             changes.removed.push((key.0.clone(), deleted.clone()));
         }

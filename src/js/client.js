@@ -189,7 +189,7 @@ const unlessStopped = (task, work) =>
     throw task.stopped(reason === "aborted");
   });
 
-/** The attempts of one call, under one `Stop`: the body stays in the task. */
+/** The attempts of one call, under one `Stop`: the body goes to the task, and is the result (for the cache's write). */
 async function attempts(io, task, retry, signal) {
   if (signal?.aborted) throw task.stopped(true);
   const fetch = io.fetch ?? globalFetch();
@@ -206,7 +206,7 @@ async function attempts(io, task, retry, signal) {
     for (;;) {
       const [status, text, body] = await unlessStopped(task, stop.send(fetch, url, io.authorization));
       const wait = task.ended(status, text, body);
-      if (wait === undefined) return;
+      if (wait === undefined) return body;
       await unlessStopped(task, stop.sleep(wait));
     }
   } finally {
@@ -214,7 +214,7 @@ async function attempts(io, task, retry, signal) {
   }
 }
 
-/** The task's GET; without a signal, shared with the same GET in flight (its outcome adopted). */
+/** The task's GET (the body); without a signal, shared with the same GET in flight (its outcome adopted). */
 function get(io, task, retry, signal) {
   const key = task.shareKey(retry, signal !== undefined);
   if (key === undefined) return attempts(io, task, retry, signal);
@@ -236,11 +236,11 @@ function get(io, task, retry, signal) {
 
 /** Sends the task's request and checks the answer; with `record`, records it in the cache (a failed write is reported; the answer stands). */
 async function network(io, task, retry, record, signal) {
-  await get(io, task, retry, signal);
+  const body = await get(io, task, retry, signal);
   task.answer();
   if (record && io.cached) {
     try {
-      await write(io, () => task.planRecord());
+      await write(io, () => task.planRecord(), body);
       task.recorded();
     } catch {
       // Reported by the cache when it is the storage's.
@@ -265,13 +265,21 @@ async function load(io) {
   }
 }
 
-/** The batches of one planned write, in turn, each outcome fed back. */
-async function writes(io, batch) {
+/**
+ * The batches of one planned write, in turn, each outcome fed back. A put
+ * `[key, header, true]` of the first batch is the segment of `body`, the
+ * response text that this side still holds: `header`, a line break, `body`
+ * (joined here rather than copied out of the module again).
+ */
+async function writes(io, batch, body) {
+  if (batch !== undefined && body !== undefined) {
+    batch = [batch[0].map((put) => (put.length === 3 ? [put[0], `${put[1]}\n${body}`] : put)), batch[1]];
+  }
   while (batch !== undefined) batch = io.root.written(await callStorage(io.storage, "write", batch, io.ms));
 }
 
-/** Plans a change once the earlier ones are written (`plan` gives its first batch), and writes it. */
-async function write(io, plan) {
+/** Plans a change once the earlier ones are written (`plan` gives its first batch; `body`: see `writes`), and writes it. */
+async function write(io, plan, body) {
   await ready(io);
   let release;
   const previous = io.tail;
@@ -280,7 +288,7 @@ async function write(io, plan) {
   });
   await previous;
   try {
-    await writes(io, plan());
+    await writes(io, plan(), body);
   } finally {
     release();
   }

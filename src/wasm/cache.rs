@@ -11,7 +11,7 @@ use wasm_bindgen::prelude::*;
 use super::convert::{describe, props};
 use super::store::utf8_text;
 use crate::cache::writing::{Next, Writing};
-use crate::cache::{storage_error, Cache, Change, StorageFailure};
+use crate::cache::{storage_error, Cache, Change, Held, StorageFailure};
 use crate::client::options::{self, CacheOptions};
 use crate::error::{Error, Result};
 use crate::num::usize_from_f64;
@@ -102,28 +102,29 @@ impl OfflineCache {
         for error in errors {
             self.report(error);
         }
-        self.write(stale, true).unwrap_or_default()
+        self.write(stale, true, None).unwrap_or_default()
     }
 
     /// Starts writing `change` ([`Writing`]; `alone`: the deletes of a
-    /// load): see [`Self::next`].
-    pub(crate) fn write(&self, change: Change, alone: bool) -> Result<JsValue> {
+    /// load; `held`: the response whose text JavaScript holds): see
+    /// [`Self::next`].
+    pub(crate) fn write(&self, change: Change, alone: bool, held: Held) -> Result<JsValue> {
         *self.writing.borrow_mut() = Some(Writing::new(change, alone));
-        self.next(None)
+        self.next(None, held)
     }
 
     /// After the storage's `write()` of the last batch ended with `written`
     /// (`None`: before the first): the next batch, `[puts, deletes]`, or
     /// `undefined` once done; failures are reported as the core says, and
     /// the outcome is the result.
-    pub(crate) fn next(&self, written: Option<Result<()>>) -> Result<JsValue> {
+    pub(crate) fn next(&self, written: Option<Result<()>>, held: Held) -> Result<JsValue> {
         let mut slot = self.writing.borrow_mut();
         let Some(writing) = slot.as_mut() else {
             return Ok(JsValue::UNDEFINED);
         };
         let (outcome, reports) = match writing.next(&mut self.state.borrow_mut(), written) {
             Next::Write => {
-                let change = writing.pending().map(batch);
+                let change = writing.pending().map(|change| batch(change, held));
                 return Ok(change.unwrap_or_default());
             }
             Next::Done(outcome, reports) => (outcome, reports),
@@ -137,12 +138,16 @@ impl OfflineCache {
     }
 }
 
-/// The arguments of the storage's `write(puts, deletes)` for `change`.
-fn batch(change: &Change) -> JsValue {
-    let puts: Array = change
-        .puts()
-        .iter()
-        .map(|(key, text)| JsValue::from(Array::of2(&key.into(), &text.into())))
+/// The arguments of the storage's `write(puts, deletes)` for `change`; a
+/// put of `held`'s segment is `[key, header, true]` (`src/js/client.js`
+/// joins the header and the response text it holds).
+fn batch(change: &Change, held: Held) -> JsValue {
+    let puts: Array = (change.put_texts(held))
+        .map(|(key, value)| match value {
+            Ok(text) => Array::of2(&key.into(), &text.into()),
+            Err(header) => Array::of3(&key.into(), &header.into(), &JsValue::TRUE),
+        })
+        .map(JsValue::from)
         .collect();
     let deletes: Array = change.deletes().iter().map(JsValue::from).collect();
     Array::of2(&puts, &deletes).into()

@@ -166,7 +166,7 @@ impl Task {
         let (change, ids) = request.plan_record(&mut state, response, flow.at)?;
         drop(state);
         flow.ids = Some(ids);
-        Ok(cache.write(change, false)?)
+        Ok(cache.write(change, false, Some(&response.body))?)
     }
 
     /// The record was written: the answer carries the ids it recorded.
@@ -181,7 +181,7 @@ impl Task {
     pub fn written(&self, outcome: JsValue) -> Result<JsValue, JsValue> {
         let cache = self.shared.cache()?;
         let written = cache.outcome("write", &outcome).map(drop);
-        Ok(cache.next(Some(written))?)
+        Ok(cache.next(Some(written), None)?)
     }
 
     /// One stored entry, as the storage's load hands it over.
@@ -306,7 +306,7 @@ impl Task {
         let (shared, at) = (self.shared.clone(), self.flow.at);
         let cache = shared.cache()?;
         let change = self.machine()?.write(&cache.state.borrow(), at)?;
-        Ok(cache.write(change, false)?)
+        Ok(cache.write(change, false, None)?)
     }
 
     /// `Pages.next`'s answer: the page taken in, the pager kept.
