@@ -138,9 +138,8 @@ impl OfflineCache {
     }
 }
 
-/// The arguments of the storage's `write(puts, deletes)` for `change`; a
-/// put of `held`'s segment is `[key, header, true]` (`src/js/client.js`
-/// joins the header and the response text it holds).
+/// The arguments of the storage's `write(puts, deletes)` for `change`; a put of
+/// `held`'s segment is `[key, header, true]` (`client.js` joins the text it holds).
 fn batch(change: &Change, held: Held) -> JsValue {
     let puts: Array = (change.put_texts(held))
         .map(|(key, value)| match value {
