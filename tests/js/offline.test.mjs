@@ -193,6 +193,41 @@ test("prefetch reports progress, and the prefetched collection answers generated
   assert.equal(storage.entries.size, 0);
 });
 
+test("a recorded response is stored as its header and the text JavaScript holds, never decoded back out of the module", async () => {
+  // 200 documents with long non-ASCII text: decoding a copy of it from wasm memory would show.
+  const data = Array.from({ length: 200 }, (_, i) => ({ fields: { title: `Tïtle ${i} ✓`, body: "Lörem ïpsum ✓ ".repeat(40) }, meta: { id: `d${i}`, revision: 1 } }));
+  const body = JSON.stringify({ data, meta: { total: 200, count: 200 } });
+  const fetch = async () => ({ status: 200, headers: { get: () => null }, text: async () => body });
+  const storage = new TestStorage();
+  const c = client({ storage }, { fetch });
+  await c.cache.ready();
+  const decode = TextDecoder.prototype.decode;
+  let decoded = 0;
+  TextDecoder.prototype.decode = function (...args) {
+    const text = Reflect.apply(decode, this, args);
+    decoded += text.length;
+    return text;
+  };
+  let result;
+  try {
+    result = await c.prefetch("documents", { pageSize: 1000 });
+  } finally {
+    TextDecoder.prototype.decode = decode;
+  }
+  assert.deepEqual(result, { loaded: 200, total: 200 });
+  const segments = [...storage.entries].filter(([key]) => key.startsWith("s:"));
+  assert.equal(segments.length, 1);
+  const [, value] = segments[0];
+  const header = value.slice(0, value.indexOf("\n"));
+  assert.equal(value, `${header}\n${body}`);
+  assert.ok(decoded < body.length / 10, `${decoded} characters decoded out of the module for a ${body.length}-character response`);
+  // What was stored loads back to the same documents.
+  const reloaded = client({ storage, policy: "cache-only" });
+  const answer = await reloaded.documents(new sdk.Query().limit(1000));
+  const byId = (documents) => new Map(documents.map((document) => [document.meta.id, document]));
+  assert.deepEqual(byId(answer.data), byId(data));
+});
+
 test("a failed write (quota) is reported and leaves memory and storage consistent", async () => {
   const storage = new TestStorage();
   const errors = [];
