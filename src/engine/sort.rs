@@ -165,16 +165,17 @@ impl<'a> KeyReader<'a> {
     }
 }
 
-/// The sort keys of `keys` read from the stored document at `range` of
-/// `bytes` (text already checked: [`probe_valid`]).
-pub(crate) fn document_keys(
-    bytes: &[u8],
-    range: Range<usize>,
-    keys: &[FieldKey],
-) -> Result<Vec<SortKey>, Syntax> {
-    let reader = KeyReader::new(&[], keys);
-    let found = probe_valid(bytes, range, &reader.meta, &reader.fields)?;
-    reader.keys(bytes, &found)
+impl KeyReader<'_> {
+    /// The sort keys read from the stored document at `range` of `bytes`
+    /// (text already checked: [`probe_valid`]).
+    pub(crate) fn stored_keys(
+        &self,
+        bytes: &[u8],
+        range: Range<usize>,
+    ) -> Result<Vec<SortKey>, Syntax> {
+        let found = probe_valid(bytes, range, &self.meta, &self.fields)?;
+        self.keys(bytes, &found)
+    }
 }
 
 /// The positions `0..rows.len()` in sorted order (ties by position:

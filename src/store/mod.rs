@@ -49,7 +49,7 @@ use serde_json::Value;
 use crate::engine::apply::{open_envelope, page_bounds};
 use crate::engine::list::{envelope_total, frame_with, id_at, revision_at, Probe, Shape};
 use crate::engine::select::{write_valid_ascii, Plan};
-use crate::engine::sort::{compare_keys, document_keys, effective_keys, KeyReader, SortKey};
+use crate::engine::sort::{compare_keys, effective_keys, KeyReader, SortKey};
 use crate::error::{Error, Result};
 use crate::hash::Map;
 use crate::json::{self, Syntax};
@@ -314,9 +314,11 @@ impl DocumentStore {
     pub(crate) fn commit_batch(&mut self, mut batch: Batch) -> usize {
         if batch.columns != self.columns_version {
             // Indexes changed since it was read: read its sort values again.
+            let reader = KeyReader::new(&[], &self.column_keys);
             for document in &mut batch.incoming {
                 let text = document.text.as_str();
-                document.values = document_keys(text.as_bytes(), 0..text.len(), &self.column_keys)
+                document.values = reader
+                    .stored_keys(text.as_bytes(), 0..text.len())
                     .unwrap_or_else(|_| vec![None; self.column_keys.len()]);
             }
         }
@@ -887,18 +889,19 @@ impl DocumentStore {
                 .iter()
                 .map(|_| Vec::with_capacity(self.slots.len()))
                 .collect();
+            let reader = KeyReader::new(&[], &missing);
             for stored in &self.slots {
                 let values = match stored {
                     Some(stored) => {
                         let text = stored.text.as_str();
-                        document_keys(text.as_bytes(), 0..text.len(), &missing).map_err(
-                            |error| {
+                        reader
+                            .stored_keys(text.as_bytes(), 0..text.len())
+                            .map_err(|error| {
                                 Error::decode(
                                     format!("a stored document cannot be read: {error}"),
                                     text,
                                 )
-                            },
-                        )?
+                            })?
                     }
                     None => vec![None; missing.len()],
                 };
