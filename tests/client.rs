@@ -943,7 +943,7 @@ fn typed_requests_and_list_calls_are_read_in_order() {
         list(ListCall::Pages, Arg::Undefined, Arg::Undefined, &[], false)
             .unwrap_err()
             .to_string(),
-        "pages, all and prefetch need a list endpoint (documents or a collection), got \"\""
+        "pages, all and prefetch need a list endpoint (documents or a collection), got the repository info"
     );
     assert_eq!(
         list(

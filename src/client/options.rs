@@ -411,10 +411,17 @@ pub struct ListArgs {
 fn check_list(endpoint: &Endpoint) -> Result<()> {
     match endpoint {
         Endpoint::Documents | Endpoint::Collection(_) | Endpoint::Raw(_) => Ok(()),
-        other => Err(Error::invalid_argument(format!(
-            "pages, all and prefetch need a list endpoint (documents or a collection), got {}",
-            quoted(&other.segments().join("/"))
-        ))),
+        other => {
+            let path = other.segments().join("/");
+            let got = if path.is_empty() {
+                "the repository info".to_owned()
+            } else {
+                quoted(&path)
+            };
+            Err(Error::invalid_argument(format!(
+                "pages, all and prefetch need a list endpoint (documents or a collection), got {got}"
+            )))
+        }
     }
 }
 
