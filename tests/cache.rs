@@ -55,7 +55,7 @@ impl Storage {
             self.entries.remove(key);
         }
         for (key, text) in change.puts() {
-            self.entries.insert(key.clone(), text.text());
+            self.entries.insert(key.clone(), text.text().into_owned());
         }
     }
 
@@ -455,7 +455,7 @@ fn a_held_response_is_written_as_its_header_and_joins_back() {
     let whole: Vec<(String, String)> = change
         .puts()
         .iter()
-        .map(|(key, value)| (key.clone(), value.text()))
+        .map(|(key, value)| (key.clone(), value.text().into_owned()))
         .collect();
     // Without a held text, or with an equal text that is not the one
     // received, every value is whole.
@@ -463,7 +463,7 @@ fn a_held_response_is_written_as_its_header_and_joins_back() {
     for held in [None, Some(&copy)] {
         let got: Vec<(String, String)> = change
             .put_texts(held)
-            .map(|(key, value)| (key.to_owned(), value.unwrap()))
+            .map(|(key, value)| (key.to_owned(), value.unwrap().into_owned()))
             .collect();
         assert_eq!(got, whole);
     }
@@ -471,11 +471,14 @@ fn a_held_response_is_written_as_its_header_and_joins_back() {
     let mut joined = Vec::new();
     let mut headers = 0;
     for (key, value) in change.put_texts(Some(&text)) {
-        let value = value.unwrap_or_else(|header| {
-            headers += 1;
-            assert!(!header.contains('\n'), "{header}");
-            format!("{header}\n{text}")
-        });
+        let value = value.map_or_else(
+            |header| {
+                headers += 1;
+                assert!(!header.contains('\n'), "{header}");
+                format!("{header}\n{text}")
+            },
+            std::borrow::Cow::into_owned,
+        );
         joined.push((key.to_owned(), value));
     }
     assert_eq!(headers, 1);

@@ -196,11 +196,11 @@ pub enum Put {
 }
 
 impl Put {
-    /// The text to store.
-    pub fn text(&self) -> String {
+    /// The text to store (a segment's parts joined, a text as it is).
+    pub fn text(&self) -> std::borrow::Cow<'_, str> {
         match self {
-            Put::Text(text) => text.clone(),
-            Put::Segment { header, text } => format!("{header}\n{text}"),
+            Put::Text(text) => text.as_str().into(),
+            Put::Segment { header, text } => format!("{header}\n{text}").into(),
         }
     }
 }
@@ -268,7 +268,12 @@ impl Change {
     pub fn put_texts<'a>(
         &'a self,
         held: Held<'a>,
-    ) -> impl Iterator<Item = (&'a str, std::result::Result<String, &'a str>)> {
+    ) -> impl Iterator<
+        Item = (
+            &'a str,
+            std::result::Result<std::borrow::Cow<'a, str>, &'a str>,
+        ),
+    > {
         self.puts.iter().map(move |(key, value)| match value {
             Put::Segment { header, text } if held.is_some_and(|held| Rc::ptr_eq(held, text)) => {
                 (key.as_str(), Err(header.as_str()))

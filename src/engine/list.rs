@@ -102,11 +102,7 @@ fn entries_in(
     }
     let mut scratch = Vec::new();
     loop {
-        let (key_start, key_end, escaped, after) = if check {
-            json::key(bytes, index)?
-        } else {
-            json::valid_key(bytes, index)
-        };
+        let (key_start, key_end, escaped, after) = json::key_as(bytes, index, check)?;
         // A key without escapes is read in place (no allocation per key).
         let name = json::string_bytes(bytes, key_start, key_end, escaped, &mut scratch);
         let value = skip_space(bytes, after);
@@ -139,7 +135,7 @@ pub fn frame(text: &str) -> Result<Shape, Syntax> {
 /// error, never a panic.
 pub fn frame_valid(text: &str) -> Result<Shape, Syntax> {
     frame_with(text, &mut |bytes, start, _| {
-        Ok(json::valid_value_end(bytes, start))
+        json::value_end_as(bytes, start, None)
     })
 }
 
@@ -303,10 +299,7 @@ pub(crate) fn probe_within(
         fields: vec![None; field_names.len()],
     };
     // The end of the value at `at`, `inner` levels inside the document.
-    let skip = |at: usize, inner: usize| match levels {
-        Some(levels) => json::value_end_within(bytes, at, levels + inner),
-        None => Ok(json::valid_value_end(bytes, at)),
-    };
+    let skip = |at: usize, inner: usize| json::value_end_as(bytes, at, levels.map(|l| l + inner));
     if !probe.is_object {
         return Ok((probe, skip(start, 0)?));
     }

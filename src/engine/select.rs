@@ -262,12 +262,13 @@ enum Step {
     Closed(usize),
 }
 
-/// What an execution reads: the text, the plan, and whether the text was
-/// checked before (then what is skipped or copied is not checked again).
+/// What an execution reads: the text, the plan, and how its values are
+/// read: checked (`Some(0)`), or, when the text was checked before
+/// (`None`), only scanned for their ends ([`json::value_end_as`]).
 struct Input<'a> {
     bytes: &'a [u8],
     plan: &'a Plan,
-    trusted: bool,
+    levels: Option<usize>,
 }
 
 /// Moves `frame` on from `index` to its next value to apply a node to, or
@@ -283,7 +284,7 @@ fn advance(
     let Input {
         bytes,
         plan,
-        trusted,
+        levels,
     } = *input;
     let close = if frame.object { b'}' } else { b']' };
     loop {
@@ -308,18 +309,10 @@ fn advance(
             }
             return Ok(Step::Value(plan.element(frame.node), index));
         }
-        let (start, end, escaped, after) = if trusted {
-            json::valid_key(bytes, index)
-        } else {
-            json::key(bytes, index)?
-        };
+        let (start, end, escaped, after) = json::key_as(bytes, index, levels.is_some())?;
         let name = json::string_bytes(bytes, start, end, escaped, scratch);
         let Some((sub, position)) = plan.key_node(frame.node, name) else {
-            index = if trusted {
-                json::valid_value_end(bytes, after)
-            } else {
-                json::value_end(bytes, after)?
-            };
+            index = json::value_end_as(bytes, after, levels)?;
             continue;
         };
         // A selected key seen before in this object: read as `JSON.parse`
@@ -362,10 +355,11 @@ fn apply_at(
     out: &mut Vec<u8>,
     trusted: bool,
 ) -> Result<(usize, bool), Stop> {
+    let levels = (!trusted).then_some(0);
     let input = Input {
         bytes,
         plan,
-        trusted,
+        levels,
     };
     let mut stack: Vec<Frame> = Vec::new();
     let mut scratch = Vec::new();
@@ -381,11 +375,7 @@ fn apply_at(
         };
         match opened {
             None if plan.is_leaf(node) => {
-                let end = if trusted {
-                    json::valid_value_end(bytes, index)
-                } else {
-                    json::value_end(bytes, index)?
-                };
+                let end = json::value_end_as(bytes, index, levels)?;
                 out.extend_from_slice(bytes.get(index..end).unwrap_or_default());
                 index = end;
                 selected = true;

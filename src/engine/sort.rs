@@ -163,17 +163,11 @@ impl<'a> KeyReader<'a> {
         }
         Ok(keys)
     }
-}
 
-impl KeyReader<'_> {
-    /// The sort keys read from the stored document at `range` of `bytes`
-    /// (text already checked: [`probe_valid`]).
-    pub(crate) fn stored_keys(
-        &self,
-        bytes: &[u8],
-        range: Range<usize>,
-    ) -> Result<Vec<SortKey>, Syntax> {
-        let found = probe_valid(bytes, range, &self.meta, &self.fields)?;
+    /// The sort keys read from a stored document (text already checked:
+    /// [`probe_valid`]).
+    pub(crate) fn stored_keys(&self, bytes: &[u8]) -> Result<Vec<SortKey>, Syntax> {
+        let found = probe_valid(bytes, 0..bytes.len(), &self.meta, &self.fields)?;
         self.keys(bytes, &found)
     }
 }

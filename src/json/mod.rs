@@ -336,6 +336,34 @@ pub fn valid_value_end(bytes: &[u8], start: usize) -> usize {
     }
 }
 
+/// The end of the value at `start`: checked as [`value_end_within`] checks
+/// it inside `levels` open containers, or, with `levels` `None`, scanned as
+/// text already checked ([`valid_value_end`]). The one switch between the
+/// two readings, for the scanners that read both.
+pub(crate) fn value_end_as(
+    bytes: &[u8],
+    start: usize,
+    levels: Option<usize>,
+) -> Result<usize, Syntax> {
+    match levels {
+        Some(levels) => value_end_within(bytes, start, levels),
+        None => Ok(valid_value_end(bytes, start)),
+    }
+}
+
+/// [`key`] when `check`, else [`valid_key`] (text already checked).
+pub(crate) fn key_as(
+    bytes: &[u8],
+    index: usize,
+    check: bool,
+) -> Result<(usize, usize, bool, usize), Syntax> {
+    if check {
+        key(bytes, index)
+    } else {
+        Ok(valid_key(bytes, index))
+    }
+}
+
 /// The end of the JSON value that starts at `start` (after white space),
 /// checked exactly as `JSON.parse` checks it, with nesting up to
 /// [`MAX_DEPTH`]. Iterative: any depth costs one byte of heap per level.

@@ -316,9 +316,8 @@ impl DocumentStore {
             // Indexes changed since it was read: read its sort values again.
             let reader = KeyReader::new(&[], &self.column_keys);
             for document in &mut batch.incoming {
-                let text = document.text.as_str();
                 document.values = reader
-                    .stored_keys(text.as_bytes(), 0..text.len())
+                    .stored_keys(document.text.as_bytes())
                     .unwrap_or_else(|_| vec![None; self.column_keys.len()]);
             }
         }
@@ -893,13 +892,12 @@ impl DocumentStore {
             for stored in &self.slots {
                 let values = match stored {
                     Some(stored) => {
-                        let text = stored.text.as_str();
                         reader
-                            .stored_keys(text.as_bytes(), 0..text.len())
+                            .stored_keys(stored.text.as_bytes())
                             .map_err(|error| {
                                 Error::decode(
                                     format!("a stored document cannot be read: {error}"),
-                                    text,
+                                    stored.text.as_str(),
                                 )
                             })?
                     }

@@ -143,7 +143,7 @@ impl OfflineCache {
 fn batch(change: &Change, held: Held) -> JsValue {
     let puts: Array = (change.put_texts(held))
         .map(|(key, value)| match value {
-            Ok(text) => Array::of2(&key.into(), &text.into()),
+            Ok(text) => Array::of2(&key.into(), &JsValue::from_str(&text)),
             Err(header) => Array::of3(&key.into(), &header.into(), &JsValue::TRUE),
         })
         .map(JsValue::from)

@@ -1185,7 +1185,7 @@ impl Storage {
             self.entries.remove(key);
         }
         for (key, text) in change.puts() {
-            self.entries.insert(key.clone(), text.text());
+            self.entries.insert(key.clone(), text.text().into_owned());
         }
     }
 }

@@ -24,7 +24,7 @@ import { entrySizes, importsOf, moduleGraph } from "../../scripts/size.mjs";
  * 159.3 KiB, 163,110 bytes, once error messages stopped using Debug
  * formatting, `str::split_at` went (its panic linked the formatting of
  * chars and ranges), every map used one hasher and selections a sorted
- * vector instead of a B-tree (159.9 KiB, 163,730 bytes, with that round's
+ * vector instead of a B-tree (159.7 KiB, 163,531 bytes, with that round's
  * engine work). This budget is what it measured, rounded up to the next
  * KiB.
  */
