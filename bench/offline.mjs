@@ -24,6 +24,7 @@ export const dbName = (baseUrl = BASE_URL) => `content-repo:${baseUrl}/v1/${REPO
  */
 export const OFFLINE_FIGURES = [
   { key: "prefetch", label: "prefetch time / (fetch + JSON.parse of the same pages)", op: "<=", target: 2 },
+  { key: "network", label: "every page as client.documents (no cache) / (fetch + JSON.parse of the same pages); the SDK's own bar, no issue's", op: "<=", target: 1.5 },
   { key: "stored", label: "stored characters / response characters", op: "<=", target: 1.1 },
   { key: "memory", label: "memory growth during prefetch / response characters (Node: process RSS; Chromium: wasm memory + JS heap)", op: "<=", target: 4, unit: "bytes/char" },
   { key: "memoryRss", label: "Chromium only: renderer process RSS growth during prefetch / response characters", op: "<=", target: 4, unit: "bytes/char", browserOnly: true },
@@ -373,6 +374,33 @@ export async function runOffline(ctx) {
   }
   values.prefetch = { sdk: median(pre), baseline: median(base), sdkSamples: pre, baselineSamples: base };
   log(`   offline ${size}: prefetch ${median(pre).toFixed(1)} ms (${storage}) vs fetch+JSON.parse ${median(base).toFixed(1)} ms`);
+
+  // 1b. network answers: the same pages through client.documents without a cache, against
+  // the same baseline (alternating samples): checking, URL building, retries' bookkeeping
+  {
+    const fetch = pageFetch(pages);
+    const plain = new Client({ baseUrl: BASE_URL, repository: REPOSITORY, apiKey: "bench-key", fetch });
+    const queries = pages.texts.map((_, i) => new Query().limit(OFFLINE_PAGE_SIZE).offset(i * OFFLINE_PAGE_SIZE));
+    const sdkOnce = async () => {
+      await gc();
+      const t0 = performance.now();
+      let n = 0;
+      for (const q of queries) n += (await plain.documents(q)).data.length;
+      const ms = performance.now() - t0;
+      if (n !== size) throw new Error(`client.documents read ${n} of ${size} documents`);
+      return ms;
+    };
+    for (let i = 0; i < warmups; i++) await sdkOnce();
+    const net = [];
+    const netBase = [];
+    for (let i = 0; i < nSamples; i++) {
+      net.push(await sdkOnce());
+      netBase.push(await baseOnce());
+    }
+    values.network = { sdk: median(net), baseline: median(netBase), sdkSamples: net, baselineSamples: netBase };
+    for (const q of queries) free(q);
+    free(plain);
+  }
 
   // 2. stored characters ------------------------------------------------------------------------
   if (storage === "indexeddb") {

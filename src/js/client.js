@@ -237,7 +237,7 @@ function get(io, task, retry, signal) {
 /** Sends the task's request and checks the answer; with `record`, records it in the cache (a failed write is reported; the answer stands). */
 async function network(io, task, retry, record, signal) {
   const body = await get(io, task, retry, signal);
-  task.answer();
+  task.answer(body);
   if (record && io.cached) {
     try {
       await write(io, () => task.planRecord(), body);

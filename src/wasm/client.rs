@@ -315,15 +315,8 @@ impl JsClient {
     }
 
     /// Brings a prefetched list up to date for a fraction of a full
-    /// prefetch's traffic (SPEC section 6): it asks for the documents whose
-    /// `meta.updatedAt` is at or after the newest cached one, and sweeps the
-    /// list's ids and revisions (`fields=meta(id,revision)`, pages of 1000)
-    /// to find deletions and changes whose `updatedAt` did not move; merges
-    /// them under the revision rule, drops deleted documents from the list,
-    /// and persists all of it in one write. Resolves to `{ changed, deleted,
-    /// total }`. Works after a reload, per variant (`options.query`'s
-    /// locale), for collections and `documents`; `not_cached` when the list
-    /// was not prefetched.
+    /// prefetch's traffic (SPEC section 6; `Client.refresh` in the `.d.ts`):
+    /// resolves to `{ changed, deleted, total }`, `not_cached` if unprefetched.
     #[wasm_bindgen(
         unchecked_return_type = "Promise<{ changed: number; deleted: number; total: number }>"
     )]

@@ -46,15 +46,10 @@ fn read_list(value: &JsValue, order: Option<Vec<u32>>) -> Result<String> {
     list_text(arg(&written), || describe(value))
 }
 
-/// Returns a new array of the same documents, sorted by the query's sort
-/// keys as the service sorts (SPEC section 2): each key in turn, missing and
-/// `null` values last in both directions, then `meta.createdAt` descending
-/// and `meta.id` descending, then the input order (stable). Without a query
-/// (or without sort keys), the default order. The query's other parameters
-/// are ignored. The documents themselves are not copied.
-///
-/// Throws `invalid_argument` if `documents` is not an array of documents,
-/// or a query string is invalid.
+/// Returns a new array of the same documents (not copied), sorted by the
+/// query's sort keys as the service sorts (SPEC section 2), stable; without
+/// sort keys, the default order. Throws `invalid_argument` for what is not an
+/// array of documents, or an invalid query string.
 #[wasm_bindgen(js_name = sortDocuments, skip_typescript, unchecked_return_type = "Document[]")]
 pub fn sort_documents(
     #[wasm_bindgen(unchecked_param_type = "Document[]")] documents: JsValue,
@@ -69,13 +64,9 @@ pub fn sort_documents(
 }
 
 /// Applies a field selection such as `"title, author/name"` (SPEC section
-/// 3) to one document, an array of documents, or a list envelope (each
-/// element of `data`; the `includes` scope to its `includes`; other keys
-/// kept). Returns new objects; the input is not changed. `"*"` returns the
-/// input as it is.
-///
-/// Throws `invalid_selection` (with `position`) for an invalid selection,
-/// `invalid_argument` for something that is not a document or a list.
+/// 3) to one document, an array of documents, or a list envelope, as new
+/// objects (`"*"`: the input as it is). Throws `invalid_selection` (with
+/// `position`), or `invalid_argument` for what is not a document or a list.
 #[wasm_bindgen(js_name = selectFields, skip_typescript, unchecked_return_type = "Document | Document[] | ListResponse")]
 pub fn select_fields(
     #[wasm_bindgen(unchecked_param_type = "Document | DocumentList")] document_or_list: JsValue,
@@ -90,14 +81,10 @@ pub fn select_fields(
     Ok(from_json_text(&select_any(&text, &selection)?)?)
 }
 
-/// Applies a query to documents in hand, as the service would: its sorting
-/// (see `sortDocuments`), then `offset` and `limit`, then its field
-/// selection. Returns a list envelope `{ data, meta: { count, limit,
-/// offset, total } }`; a list envelope's other keys (such as `includes`)
-/// are kept. Filters, search and the other parameters are not applied.
-///
-/// Like the service, a query without `limit` returns a page of 25, so the
-/// same query gives the same answer locally as online.
+/// Applies a query to documents in hand as the service would (sorting, then
+/// `offset` and `limit`, 25 without one, then the selection): a list envelope
+/// `{ data, meta }` keeping a given envelope's other keys. Filters, search
+/// and the other parameters are not applied.
 #[wasm_bindgen(js_name = applyQuery, skip_typescript, unchecked_return_type = "ListResponse")]
 pub fn apply_query(
     #[wasm_bindgen(unchecked_param_type = "DocumentList")] list_or_documents: JsValue,

@@ -25,16 +25,24 @@ extern "C" {
     /// `{ value, done }` of an iterator: done without a value.
     fn iteration(value: Option<JsValue>) -> JsValue;
     #[wasm_bindgen(js_name = markSource)]
-    fn mark_source(text: &str, source: &str, stale: bool, cached_at: Option<f64>) -> JsValue;
+    fn mark_source(text: &JsValue, source: &str, stale: bool, cached_at: Option<f64>) -> JsValue;
 }
 
 /// The body as plain JavaScript (read by `JSON.parse`, so every value is
 /// what `JSON.parse` gives), with non-enumerable `source`, `stale` and
-/// `cachedAt`.
-fn to_js(response: &Response) -> JsValue {
+/// `cachedAt`. `held`: the network's text that JavaScript still holds, and
+/// the body it became here: parsed from there rather than copied out again.
+fn to_js(response: &Response, held: &Held) -> JsValue {
     let (body, source, stale) = (&response.body, response.source.name(), response.stale);
-    mark_source(body, source, stale, response.cached_at)
+    let text = match held {
+        Some((rc, text)) if Rc::ptr_eq(rc, body) => text.clone(),
+        _ => JsValue::from_str(body),
+    };
+    mark_source(&text, source, stale, response.cached_at)
 }
+
+/// A network answer's body and the JavaScript string it came from.
+type Held = Option<(Rc<String>, JsValue)>;
 
 /// A plain object of numbers.
 fn counts(entries: &[(&str, f64)]) -> JsValue {
@@ -67,16 +75,18 @@ pub struct Task {
     shared: Rc<Shared>,
     pub(crate) flow: Flow,
     pub(crate) pages: Option<Rc<RefCell<Pager>>>,
+    held: Held,
 }
 
 impl Task {
     /// A task of the client that `shared` is of.
     pub(crate) fn new(shared: Rc<Shared>) -> Task {
-        let (flow, pages) = (Flow::default(), None);
+        let (flow, pages, held) = (Flow::default(), None, None);
         Task {
             shared,
             flow,
             pages,
+            held,
         }
     }
 
@@ -148,10 +158,13 @@ impl Task {
         self.flow.adopt(&owner.flow);
     }
 
-    /// Checks the body that came in as the request's answer.
-    pub fn answer(&mut self) -> Result<(), JsValue> {
+    /// Checks the body that came in (`text`, JavaScript's string of it) as
+    /// the request's answer.
+    pub fn answer(&mut self, text: JsValue) -> Result<(), JsValue> {
         let secret = self.shared.options.config.secret();
-        Ok(self.flow.answer(secret, js_sys::Date::now())?)
+        self.flow.answer(secret, js_sys::Date::now())?;
+        self.held = self.flow.response.as_ref().map(|r| (r.body.clone(), text));
+        Ok(())
     }
 
     /// Plans recording the answer in the cache; the first batch to write.
@@ -250,13 +263,14 @@ impl Task {
     /// The answer after the fetch of `fork` (`settled`: done, else the
     /// race's time ran out).
     pub fn after(&mut self, fork: &mut Task, settled: bool) -> Result<(), JsValue> {
+        self.held = fork.held.take();
         Ok(self.flow.after(&mut fork.flow, settled)?)
     }
 
     /// The answer, for JavaScript.
     pub fn value(&self) -> Result<JsValue, JsValue> {
         match (&self.flow.response, &self.flow.failed) {
-            (Some(response), _) => Ok(to_js(response)),
+            (Some(response), _) => Ok(to_js(response, &self.held)),
             (None, Some(error)) => Err(error.clone().into()),
             (None, None) => Ok(JsValue::UNDEFINED),
         }
@@ -278,7 +292,7 @@ impl Task {
                 JsValue::from(via as u8)
             }
             Step::Write => JsValue::from(3),
-            Step::Done(Done::List(list)) => to_js(&list),
+            Step::Done(Done::List(list)) => to_js(&list, &None),
             Step::Done(Done::Pages) => JsValue::UNDEFINED,
             Step::Done(done) => counts(&done.counts()),
         })
@@ -321,7 +335,8 @@ impl Task {
         if let Some(pages) = &self.pages {
             *pages.borrow_mut() = (**pager).clone();
         }
-        Ok(iteration(flow.response.as_ref().map(to_js)))
+        let value = flow.response.as_ref().map(|r| to_js(r, &self.held));
+        Ok(iteration(value))
     }
 
     /// Starts refreshing the complete list in hand.

@@ -193,6 +193,57 @@ test("prefetch reports progress, and the prefetched collection answers generated
   assert.equal(storage.entries.size, 0);
 });
 
+/** `work()`'s result and how many characters `TextDecoder` decoded meanwhile (out of wasm memory). */
+async function decodedDuring(work) {
+  const decode = TextDecoder.prototype.decode;
+  let decoded = 0;
+  TextDecoder.prototype.decode = function (...args) {
+    const text = Reflect.apply(decode, this, args);
+    decoded += text.length;
+    return text;
+  };
+  try {
+    return [await work(), decoded];
+  } finally {
+    TextDecoder.prototype.decode = decode;
+  }
+}
+
+/** A list of 200 documents with long non-ASCII text (a copy decoded from wasm memory would show), as JSON text. */
+function longList() {
+  const data = Array.from({ length: 200 }, (_, i) => ({ fields: { title: `Tïtle ${i} ✓`, body: "Lörem ïpsum ✓ ".repeat(40) }, meta: { id: `d${i}`, revision: 1 } }));
+  return JSON.stringify({ data, meta: { total: 200, count: 200, limit: 1000, offset: 0 } });
+}
+
+test("a network answer is parsed from the text JavaScript received, never decoded back out of the module", async () => {
+  const body = longList();
+  const fetch = async () => ({ status: 200, headers: { get: () => null }, text: async () => body });
+  const expected = JSON.parse(body);
+  const storage = new TestStorage();
+  const cases = [
+    ["no cache", client(undefined, { fetch }), (c) => c.documents(new sdk.Query().limit(1000))],
+    ["network-first", client({ storage }, { fetch }), (c) => c.documents(new sdk.Query().limit(1000))],
+    ["network-first, networkTimeoutMs", client({ storage: new TestStorage(), networkTimeoutMs: 5000 }, { fetch }), (c) => c.documents(new sdk.Query().limit(1000))],
+    ["pages", client(undefined, { fetch }), async (c) => (await c.pages("documents", new sdk.Query().limit(1000)).next()).value],
+  ];
+  for (const [name, c, call] of cases) {
+    if (c.cache) await c.cache.ready();
+    const [answer, decoded] = await decodedDuring(() => call(c));
+    assert.deepEqual(answer, expected, name);
+    assert.equal(answer.source, "network", name);
+    assert.ok(decoded < body.length / 10, `${name}: ${decoded} characters decoded out of the module for a ${body.length}-character response`);
+  }
+  // An answer of the cache is the module's own text: decoded, and equal.
+  const cached = client({ storage, policy: "cache-only" });
+  await cached.cache.ready();
+  const [offline, decoded] = await decodedDuring(() => cached.documents(new sdk.Query().limit(1000)));
+  assert.equal(offline.source, "cache");
+  // (In the service's default order, which this made-up body does not follow.)
+  const byId = (documents) => new Map(documents.map((document) => [document.meta.id, document]));
+  assert.deepEqual(byId(offline.data), byId(expected.data));
+  assert.ok(decoded >= body.length / 2, `${decoded} characters decoded for the cache's answer`);
+});
+
 test("a recorded response is stored as its header and the text JavaScript holds, never decoded back out of the module", async () => {
   // 200 documents with long non-ASCII text: decoding a copy of it from wasm memory would show.
   const data = Array.from({ length: 200 }, (_, i) => ({ fields: { title: `Tïtle ${i} ✓`, body: "Lörem ïpsum ✓ ".repeat(40) }, meta: { id: `d${i}`, revision: 1 } }));
@@ -201,19 +252,7 @@ test("a recorded response is stored as its header and the text JavaScript holds,
   const storage = new TestStorage();
   const c = client({ storage }, { fetch });
   await c.cache.ready();
-  const decode = TextDecoder.prototype.decode;
-  let decoded = 0;
-  TextDecoder.prototype.decode = function (...args) {
-    const text = Reflect.apply(decode, this, args);
-    decoded += text.length;
-    return text;
-  };
-  let result;
-  try {
-    result = await c.prefetch("documents", { pageSize: 1000 });
-  } finally {
-    TextDecoder.prototype.decode = decode;
-  }
+  const [result, decoded] = await decodedDuring(() => c.prefetch("documents", { pageSize: 1000 }));
   assert.deepEqual(result, { loaded: 200, total: 200 });
   const segments = [...storage.entries].filter(([key]) => key.startsWith("s:"));
   assert.equal(segments.length, 1);
