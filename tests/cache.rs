@@ -1069,3 +1069,52 @@ fn a_writing_applies_what_was_written_and_reports_storage_failures() {
         "alone: no collection"
     );
 }
+
+#[test]
+fn an_answer_recorded_in_the_millisecond_of_an_invalidation_counts_by_order() {
+    use content_repo::cache::policy::Cached;
+    let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
+    let fetched_at = |cache: &mut Cache| {
+        let answer = cache.answer_list(URL, &posts(), &Query::new()).unwrap();
+        answer.fetched_at
+    };
+    let fresh = |cache: &Cache, fetched: f64| {
+        let cached = cache.freshness(&posts(), fetched, 1000.0, None);
+        matches!(cached, Cached::Fresh { .. })
+    };
+    // `record` records at 1000 ms: an invalidation in that millisecond, after it, makes
+    // it old; the same answer recorded again in that millisecond, after the invalidation,
+    // is fresh (for one endpoint, then for all).
+    for endpoint in [Some(posts()), None] {
+        record(
+            &mut cache,
+            &mut storage,
+            URL,
+            &posts(),
+            &Query::new(),
+            Kind::List,
+            &list(three(), 3),
+        );
+        cache.invalidate(endpoint.as_ref(), 1000.0);
+        let before = fetched_at(&mut cache);
+        assert!(
+            !fresh(&cache, before),
+            "recorded before the invalidation: {before}"
+        );
+        record(
+            &mut cache,
+            &mut storage,
+            URL,
+            &posts(),
+            &Query::new(),
+            Kind::List,
+            &list(three(), 3),
+        );
+        let after = fetched_at(&mut cache);
+        assert!(
+            fresh(&cache, after),
+            "recorded after the invalidation: {after}"
+        );
+        assert!(after - 1000.0 < 0.01, "{after}");
+    }
+}

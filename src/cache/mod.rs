@@ -311,6 +311,8 @@ pub struct Cache {
     tombstones: Map<String, Tombstones>,
     /// When answers were invalidated: by endpoint key (`""`: every endpoint).
     invalidated: Map<String, f64>,
+    /// The latest time given to a record or an invalidation ([`Cache::stamp`]).
+    stamped: std::cell::Cell<f64>,
     /// A prefix unique to this cache (one tab), for segment keys.
     session: String,
     next: u64,
@@ -493,6 +495,7 @@ impl Cache {
         text: Rc<String>,
         now: f64,
     ) -> Result<Change> {
+        let now = self.stamp(now);
         let variant = variant_key(query);
         let selection = query.selection().cloned().filter(|s| *s != Selection::All);
         let batch = match kind {
@@ -602,6 +605,7 @@ impl Cache {
         ids: Vec<Vec<u8>>,
         now: f64,
     ) -> Change {
+        let now = self.stamp(now);
         let mut change = Change::default();
         Self::plan_list(
             &mut change,
@@ -962,8 +966,23 @@ impl Cache {
     /// Marks every cached answer (for `endpoint`, or all) as of `now` old:
     /// the next call asks the network under every policy but `cache-only`.
     pub fn invalidate(&mut self, endpoint: Option<&Endpoint>, now: f64) {
-        self.invalidated
-            .insert(endpoint.map(endpoint_key).unwrap_or_default(), now);
+        let at = self.stamp(now);
+        let key = endpoint.map(endpoint_key).unwrap_or_default();
+        self.invalidated.insert(key, at);
+    }
+
+    /// `now` as the time of a record or an invalidation: later than every
+    /// one before it, by a microsecond when the clock has not moved. Clocks
+    /// tell milliseconds, and whether an answer counts as invalidated is
+    /// decided by these times: an answer recorded in the millisecond of an
+    /// `invalidate` before it would otherwise count as invalidated (and the
+    /// next call ask the network again), one recorded just before it as
+    /// not invalidated.
+    fn stamp(&self, now: f64) -> f64 {
+        let last = self.stamped.get();
+        let at = if now > last { now } else { last + 0.001 };
+        self.stamped.set(at);
+        at
     }
 
     /// How an answer received at `fetched_at` for `endpoint` counts for the
@@ -1068,6 +1087,7 @@ impl Cache {
         swept: &[Swept],
         now: f64,
     ) -> Result<(Change, (usize, usize, usize))> {
+        let now = self.stamp(now);
         let key = (variant_key(query), endpoint_key(endpoint));
         let list = self.lists.get(&key).ok_or_else(|| {
             not_cached(format!("the list `{}` is not complete in the cache", key.1))
