@@ -234,17 +234,33 @@ function get(io, task, retry, signal) {
   return entry.run;
 }
 
-/** Sends the task's request and checks the answer; with `record`, records it in the cache (a failed write is reported; the answer stands). */
-async function network(io, task, retry, record, signal) {
+/**
+ * Sends the task's request and checks the answer; with `record`, records it in the cache (a
+ * failed write is reported; the answer stands). `early` (a prefetch's page): returns once the
+ * record is planned, its ids counted, while storage writes it (the next page is fetched
+ * meanwhile; the writes stay in order, and the prefetch's last write waits for them).
+ */
+async function network(io, task, retry, record, signal, early = false) {
   const body = await get(io, task, retry, signal);
   task.answer(body);
-  if (record && io.cached) {
-    try {
-      await write(io, () => task.planRecord(), body);
-      task.recorded();
-    } catch {
-      // Reported by the cache when it is the storage's.
-    }
+  if (!record || !io.cached) return;
+  if (early) {
+    await new Promise((planned) => {
+      const plan = () => {
+        const batch = task.planRecord();
+        task.recorded();
+        planned();
+        return batch;
+      };
+      write(io, plan, body).catch(() => {}).finally(planned);
+    });
+    return;
+  }
+  try {
+    await write(io, () => task.planRecord(), body);
+    task.recorded();
+  } catch {
+    // Reported by the cache when it is the storage's.
   }
 }
 
@@ -332,7 +348,7 @@ async function drive(io, task, signal, progress) {
       await write(io, () => task.planWrite());
       continue;
     }
-    await (step === 0 ? resolve(io, task, signal) : network(io, task, true, step === 1, signal));
+    await (step === 0 ? resolve(io, task, signal) : network(io, task, true, step === 1, signal, step === 1));
     await ready(io);
     const loaded = task.receive();
     if (loaded !== undefined && progress !== undefined) {

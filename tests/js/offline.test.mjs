@@ -244,6 +244,48 @@ test("a network answer is parsed from the text JavaScript received, never decode
   assert.ok(decoded >= body.length / 2, `${decoded} characters decoded for the cache's answer`);
 });
 
+test("a prefetch fetches each next page while storage writes the last, in order, and resolves once every write is done", async () => {
+  // A storage whose writes take a while, noting what is in flight when each page is fetched.
+  const events = [];
+  let writing = 0;
+  class SlowStorage extends TestStorage {
+    async write(puts, deletes) {
+      writing++;
+      const segments = puts.filter(([key]) => key.startsWith("s:")).length;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      await super.write(puts, deletes);
+      writing--;
+      events.push(`written ${segments} segment(s), ${puts.length - segments} other`);
+    }
+  }
+  const storage = new SlowStorage();
+  const fetchesDuringWrites = [];
+  const fetch = (url, init) => {
+    fetchesDuringWrites.push(writing);
+    events.push(`fetch ${new URL(String(url)).searchParams.get("offset") ?? 0}`);
+    return globalThis.fetch(url, init);
+  };
+  const c = client({ storage }, { fetch });
+  await c.cache.ready();
+  const result = await c.prefetch({ collection: "products" }, { pageSize: 20 });
+  assert.deepEqual(result, { loaded: 130, total: 130 });
+  assert.equal(writing, 0, "every write is done when the prefetch resolves");
+  // Seven pages: each page after the first is fetched while the one before it is written.
+  assert.equal(fetchesDuringWrites.length, 7);
+  assert.deepEqual(fetchesDuringWrites.slice(1), [1, 1, 1, 1, 1, 1], events.join("; "));
+  // The writes in order: a segment a page, then the list, last.
+  const written = events.filter((e) => e.startsWith("written"));
+  assert.deepEqual(written.slice(0, 7), Array(7).fill("written 1 segment(s), 0 other"), events.join("; "));
+  assert.match(written.at(-1), /^written 0 segment\(s\), [1-9]/, events.join("; "));
+  // What was written answers offline as the service does.
+  const offline = client({ storage, policy: "cache-only" });
+  for (const text of ["sorting[fields.price]=DESC&limit=50", "fields=title&limit=1000"]) {
+    const expected = await online(`collections/products?${text}`);
+    const actual = await offline.collection("products", text);
+    assert.deepEqual({ data: actual.data, meta: actual.meta }, { data: expected.data, meta: expected.meta }, text);
+  }
+});
+
 test("a recorded response is stored as its header and the text JavaScript holds, never decoded back out of the module", async () => {
   // 200 documents with long non-ASCII text: decoding a copy of it from wasm memory would show.
   const data = Array.from({ length: 200 }, (_, i) => ({ fields: { title: `Tïtle ${i} ✓`, body: "Lörem ïpsum ✓ ".repeat(40) }, meta: { id: `d${i}`, revision: 1 } }));
