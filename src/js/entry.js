@@ -328,7 +328,12 @@ for (const [name, value] of Object.entries(glue)) {
   // A name starting with `_` is the module's own (the tasks that
   // src/js/client.js performs): not guarded, and not exported.
   if (name.startsWith("_")) continue;
-  if (classes.has(value)) api[name] = guardClass(value);
+  if (classes.has(value)) {
+    // The browser build's bundle declares `var Query = class _Query`: the
+    // class is named as it is exported (scripts/entries.mjs).
+    Object.defineProperty(value, "name", { value: name });
+    api[name] = guardClass(value);
+  }
   else if (typeof value === "function") api[name] = guardFunction(name, value);
   else api[name] = value;
 }

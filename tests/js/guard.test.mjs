@@ -278,6 +278,24 @@ test("the '.' web entry starts loading at import and reports a module it cannot 
   assert.ok(result.exports.includes("ready") && !result.exports.includes("init") && !result.exports.includes("initSync"));
 });
 
+test("every export is named as it is exported, in the browser build and in Node's", async () => {
+  const result = await child(`
+    import { readFileSync } from "node:fs";
+    const names = (sdk) => Object.entries(sdk).filter(([, value]) => typeof value === "function").map(([name, value]) => [name, value.name]);
+    const web = await import("./pkg/web/slim.js");
+    await web.init(readFileSync("./pkg/web/content_repo_bg.wasm"));
+    const node = await import("./pkg/node/index.js");
+    let error;
+    try { new web.Query().limit(-1); } catch (e) { error = [e.name, e.constructor.name]; }
+    console.log(JSON.stringify({ web: names(web), node: names(node), error }));
+  `);
+  for (const build of ["web", "node"]) {
+    assert.ok(result[build].length >= 10, build);
+    for (const [exported, name] of result[build]) assert.equal(name, exported, `${build}: ${exported}`);
+  }
+  assert.deepEqual(result.error, ["ContentRepoError", "ContentRepoError"]);
+});
+
 /** Every .js file of the package. */
 function shippedScripts() {
   return readdirSync(pkg, { recursive: true })
