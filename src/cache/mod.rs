@@ -196,6 +196,15 @@ pub enum Put {
 }
 
 impl Put {
+    /// The text to store as its parts: a segment's header line (then a line
+    /// break), and the rest; a text has no header.
+    pub fn parts(&self) -> (Option<&str>, &str) {
+        match self {
+            Put::Text(text) => (None, text),
+            Put::Segment { header, text } => (Some(header), text),
+        }
+    }
+
     /// The text to store (a segment's parts joined, a text as it is).
     pub fn text(&self) -> std::borrow::Cow<'_, str> {
         match self {

@@ -265,7 +265,7 @@ async function network(io, task, retry, record, signal, early = false) {
 }
 
 /** Loads the stored entries once (corrupt ones are reported); without a cache, nothing. */
-function loaded(io) {
+function cacheLoaded(io) {
   if (io.cached) io.loading ??= load(io);
   return io.loading;
 }
@@ -296,7 +296,7 @@ async function writes(io, batch, body) {
 
 /** Plans a change once the earlier ones are written (`plan` gives its first batch; `body`: see `writes`), and writes it. */
 async function write(io, plan, body) {
-  await loaded(io);
+  await cacheLoaded(io);
   let release;
   const previous = io.tail;
   io.tail = new Promise((resolve) => {
@@ -314,7 +314,7 @@ async function write(io, plan, body) {
 async function resolve(io, task, signal) {
   if (!io.cached) return network(io, task, true, true, signal);
   task.expect();
-  await loaded(io);
+  await cacheLoaded(io);
   const course = task.start();
   if (course === true) {
     const fork = task.fork();
@@ -349,7 +349,7 @@ async function drive(io, task, signal, progress) {
       continue;
     }
     await (step === 0 ? resolve(io, task, signal) : network(io, task, true, step === 1, signal, step === 1));
-    await loaded(io);
+    await cacheLoaded(io);
     const loaded = task.receive();
     if (loaded !== undefined && progress !== undefined) {
       try {
@@ -386,7 +386,7 @@ export function request(io, task, signal) {
 /** A list method (`all`, `prefetch`, `refresh`) to its answer. */
 async function run(io, task, signal, progress, refresh) {
   if (refresh) {
-    await loaded(io);
+    await cacheLoaded(io);
     task.startRefresh();
   }
   return drive(io, task, signal, progress);
@@ -409,7 +409,7 @@ export function page(io, task, signal) {
 function refreshAll(io) {
   const task = io.root.fork();
   return perform(task, async () => {
-    await loaded(io);
+    await cacheLoaded(io);
     while (task.nextList()) {
       try {
         await run(io, task, undefined, undefined, true);
@@ -423,12 +423,12 @@ function refreshAll(io) {
 /** `client.cache.ready()`. */
 export async function cacheReady(io) {
   await undefined;
-  await loaded(io);
+  await cacheLoaded(io);
 }
 
 /** `client.cache.clear()`: the storage, then the memory. */
 export async function cacheClear(io) {
   await undefined;
-  await loaded(io);
+  await cacheLoaded(io);
   io.root.cleared(await callStorage(io.storage, "clear", [], io.ms));
 }

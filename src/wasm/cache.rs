@@ -5,16 +5,16 @@
 
 use std::cell::RefCell;
 
-use js_sys::{Array, Function, Promise};
+use js_sys::{Array, Function, Promise, Uint8Array};
 use wasm_bindgen::prelude::*;
 
 use super::convert::{describe, props};
 use super::store::utf8_text;
 use crate::cache::writing::{Next, Writing};
-use crate::cache::{storage_error, Cache, Change, Held, StorageFailure};
+use crate::cache::{storage_error, Cache, Change, Held, Put, StorageFailure};
 use crate::client::options::{self, CacheOptions};
 use crate::error::{Error, Result};
-use crate::num::usize_from_f64;
+use crate::num::{u32_from_usize, usize_from_f64};
 
 #[wasm_bindgen(module = "/src/js/storage.js")]
 extern "C" {
@@ -124,7 +124,8 @@ impl OfflineCache {
         };
         let (outcome, reports) = match writing.next(&mut self.state.borrow_mut(), written) {
             Next::Write => {
-                let change = writing.pending().map(|change| batch(change, held));
+                let bytes = self.options.storage.kind() == Some("indexeddb");
+                let change = writing.pending().map(|change| batch(change, held, bytes));
                 return Ok(change.unwrap_or_default());
             }
             Next::Done(outcome, reports) => (outcome, reports),
@@ -140,16 +141,37 @@ impl OfflineCache {
 
 /// The arguments of the storage's `write(puts, deletes)` for `change`; a put of
 /// `held`'s segment is `[key, header, true]` (`client.js` joins the text it holds).
-fn batch(change: &Change, held: Held) -> JsValue {
-    let puts: Array = (change.put_texts(held))
-        .map(|(key, value)| match value {
-            Ok(text) => Array::of2(&key.into(), &JsValue::from_str(&text)),
-            Err(header) => Array::of3(&key.into(), &header.into(), &JsValue::TRUE),
-        })
-        .map(JsValue::from)
-        .collect();
+/// With `bytes` (the IndexedDB storage keeps UTF-8), each value is its bytes,
+/// copied from this memory: nothing decoded here to be encoded there.
+fn batch(change: &Change, held: Held, bytes: bool) -> JsValue {
+    let puts: Array = if bytes {
+        let put = |(key, put): &(String, Put)| Array::of2(&key.into(), &utf8(put.parts()));
+        change.puts().iter().map(put).map(JsValue::from).collect()
+    } else {
+        (change.put_texts(held))
+            .map(|(key, value)| match value {
+                Ok(text) => Array::of2(&key.into(), &JsValue::from_str(&text)),
+                Err(header) => Array::of3(&key.into(), &header.into(), &JsValue::TRUE),
+            })
+            .map(JsValue::from)
+            .collect()
+    };
     let deletes: Array = change.deletes().iter().map(JsValue::from).collect();
     Array::of2(&puts, &deletes).into()
+}
+
+/// `header`, a line break and `text` (or `text` alone) as a `Uint8Array`.
+fn utf8((header, text): (Option<&str>, &str)) -> JsValue {
+    let head = u32_from_usize(header.map_or(0, |header| header.len() + 1));
+    let array = Uint8Array::new_with_length(head + u32_from_usize(text.len()));
+    if let Some(header) = header {
+        array.subarray(0, head - 1).copy_from(header.as_bytes());
+        array.set_index(head - 1, b'\n');
+    }
+    array
+        .subarray(head, array.length())
+        .copy_from(text.as_bytes());
+    array.into()
 }
 
 /// `client.cache`: the cache of a client.

@@ -254,10 +254,8 @@ impl JsClient {
         self.request(Target::Any, &endpoint, &query, &options)
     }
 
-    /// The pages of a list (`"documents"`, `"collections/<apiId>"` or
-    /// `{ collection }`), one request each, from the query's `offset` in
-    /// steps of its `limit` (100 when unset), until `meta.total` is reached or
-    /// a page is short: `for await (const page of client.pages(...))`.
+    /// The pages of a list, one request each, from the query's `offset` in
+    /// steps of its `limit`: `for await (const page of client.pages(...))`.
     #[wasm_bindgen(unchecked_return_type = "Pages")]
     pub fn pages(
         &self,
@@ -298,12 +296,9 @@ impl JsClient {
         self.list(ListCall::All, &endpoint, &convert::query(&query), &options)
     }
 
-    /// Fetches every page of a list endpoint (whole documents, `pageSize` a
-    /// page, 1000 by default, in the variant of `query`: its `locale`,
-    /// `embedAssets` and `includes`) into the cache, so that any sorting and
-    /// selection of it can be answered offline; `onProgress({ loaded, total })`
-    /// is called after each page. Resolves to the final `{ loaded, total }`.
-    /// Rejects with `invalid_argument` beyond `maxPages` (200) pages.
+    /// Fetches every page of a list endpoint, whole documents in the variant
+    /// of `options.query`, into the cache (`Client.prefetch` in the `.d.ts`):
+    /// resolves to `{ loaded, total }`.
     #[wasm_bindgen(unchecked_return_type = "Promise<{ loaded: number; total: number }>")]
     pub fn prefetch(
         &self,

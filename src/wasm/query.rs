@@ -9,11 +9,9 @@ use crate::error::Result;
 use crate::query::args::Setter;
 use crate::query::Query;
 
-/// A list query: sorting, field selection and the other parameters, validated
-/// as they are set. Every setter returns the query itself, so calls chain:
-/// `new Query().sort("fields.title", "ASC").fields("title").limit(10)`.
-/// Invalid input throws a `ContentRepoError` (`invalid_sort`,
-/// `invalid_selection` or `invalid_argument`) and leaves the query unchanged.
+/// A list query, validated as it is set; setters chain and return the query
+/// (invalid input throws `invalid_sort`, `invalid_selection` or
+/// `invalid_argument` and leaves it unchanged).
 #[wasm_bindgen(js_name = Query, skip_typescript)]
 #[derive(Clone, Default)]
 pub struct JsQuery {

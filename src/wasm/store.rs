@@ -27,13 +27,8 @@ extern "C" {
 }
 
 /// Documents held in WebAssembly memory, by `meta.id`, answering queries
-/// with the service's sorting and field selection without a round trip.
-///
-/// - A write with a lower `meta.revision` never replaces a higher one.
-/// - Each query's sort keys get an index that later queries reuse; writes
-///   keep the indexes up to date, so a page from 100,000 documents takes well
-///   under a millisecond.
-/// - Call `free()` when done with a store to release its memory.
+/// with the service's sorting and field selection without a round trip (a
+/// lower `meta.revision` never replaces a higher one; sort indexes reused).
 #[wasm_bindgen(js_name = DocumentStore, skip_typescript)]
 #[derive(Default)]
 pub struct JsDocumentStore {
@@ -68,12 +63,9 @@ impl JsDocumentStore {
         Ok(u32_from_usize(self.inner.put_serialized(text)?))
     }
 
-    /// Stores the documents of a response's JSON text (a list `{ data }`,
-    /// an array of documents, or one document), parsed inside WebAssembly so
-    /// they never become JavaScript objects on the way in. Returns how many
-    /// were written. Throws `decode` for text that is not such JSON
-    /// (malformed, truncated, a document without `meta.id`); the store is
-    /// then unchanged.
+    /// Stores the documents of a response's JSON text, read inside
+    /// WebAssembly; how many were written. Throws `decode` (the store then
+    /// unchanged) for text that is not a list, array or document with ids.
     #[wasm_bindgen(js_name = putJson)]
     pub fn put_json(
         &mut self,
@@ -102,11 +94,8 @@ impl JsDocumentStore {
         Ok(document.unwrap_or_default())
     }
 
-    /// Answers a query from the stored documents: its sort keys (through a
-    /// cached index), then `offset` and `limit`, then its field selection,
-    /// as a list envelope `{ data, meta: { count, limit, offset, total } }`
-    /// like `applyQuery`'s. Without `limit`, a page of 25, as the service does.
-    /// Filters and the other parameters are not applied.
+    /// Answers a query from the stored documents as `applyQuery` would
+    /// (sorting through a cached index, `offset`, `limit`, selection).
     #[wasm_bindgen(unchecked_return_type = "ListResponse")]
     pub fn query(
         &mut self,

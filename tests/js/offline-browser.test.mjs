@@ -56,8 +56,24 @@ test("online, reload, offline: the same answers from IndexedDB, and generated qu
   const fetched = await page.evaluate(async () => {
     const list = await window.client.collection("authors", "limit=5");
     const progress = [];
-    await window.client.prefetch({ collection: "products" }, { pageSize: 60, onProgress: (p) => progress.push(p.loaded) });
-    return { list: JSON.parse(JSON.stringify(list)), source: list.source, progress };
+    // What is encoded to UTF-8 or decoded from it while the prefetch stores its pages.
+    const [encode, decode] = [TextEncoder.prototype.encode, TextDecoder.prototype.decode];
+    let coded = 0;
+    TextEncoder.prototype.encode = function (text) {
+      coded += String(text).length;
+      return encode.call(this, text);
+    };
+    TextDecoder.prototype.decode = function (...args) {
+      const text = decode.apply(this, args);
+      coded += text.length;
+      return text;
+    };
+    try {
+      await window.client.prefetch({ collection: "products" }, { pageSize: 60, onProgress: (p) => progress.push(p.loaded) });
+    } finally {
+      [TextEncoder.prototype.encode, TextDecoder.prototype.decode] = [encode, decode];
+    }
+    return { list: JSON.parse(JSON.stringify(list)), source: list.source, progress, coded };
   });
   assert.equal(fetched.source, "network");
   assert.deepEqual(fetched.progress, [60, 120, 130]);
@@ -135,6 +151,8 @@ test("online, reload, offline: the same answers from IndexedDB, and generated qu
   assert.ok(stored.bytes, "entries are UTF-8 bytes");
   assert.ok(stored.text.length > 10_000, "entries are in IndexedDB");
   assert.ok(stored.text.includes('"data"'), "entries hold the response texts");
+  // The pages reach IndexedDB as bytes copied out of the module, never encoded again.
+  assert.ok(fetched.coded < stored.text.length / 10, `${fetched.coded} characters encoded or decoded for ${stored.text.length} stored`);
   assert.ok(!stored.text.includes(apiKey), "the API key is never stored");
 });
 
