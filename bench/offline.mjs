@@ -362,18 +362,22 @@ export async function runOffline(ctx) {
     await baseline();
     return performance.now() - t0;
   };
-  for (let i = 0; i < warmups; i++) {
-    await baseOnce();
-    await prefetchOnce();
-  }
-  const pre = [];
-  const base = [];
-  for (let i = 0; i < nSamples; i++) {
-    base.push(await baseOnce());
-    pre.push(await prefetchOnce());
-  }
-  values.prefetch = { sdk: median(pre), baseline: median(base), sdkSamples: pre, baselineSamples: base };
-  log(`   offline ${size}: prefetch ${median(pre).toFixed(1)} ms (${storage}) vs fetch+JSON.parse ${median(base).toFixed(1)} ms`);
+  /** `sdkOnce` against `baseOnce`, in alternating samples after the warm-ups: medians and samples. */
+  const paired = async (sdkOnce) => {
+    for (let i = 0; i < warmups; i++) {
+      await baseOnce();
+      await sdkOnce();
+    }
+    const sdk = [];
+    const base = [];
+    for (let i = 0; i < nSamples; i++) {
+      base.push(await baseOnce());
+      sdk.push(await sdkOnce());
+    }
+    return { sdk: median(sdk), baseline: median(base), sdkSamples: sdk, baselineSamples: base };
+  };
+  values.prefetch = await paired(prefetchOnce);
+  log(`   offline ${size}: prefetch ${values.prefetch.sdk.toFixed(1)} ms (${storage}) vs fetch+JSON.parse ${values.prefetch.baseline.toFixed(1)} ms`);
 
   // 1b. network answers: the same pages through client.documents without a cache, against
   // the same baseline (alternating samples): checking, URL building, retries' bookkeeping
@@ -390,14 +394,7 @@ export async function runOffline(ctx) {
       if (n !== size) throw new Error(`client.documents read ${n} of ${size} documents`);
       return ms;
     };
-    for (let i = 0; i < warmups; i++) await sdkOnce();
-    const net = [];
-    const netBase = [];
-    for (let i = 0; i < nSamples; i++) {
-      net.push(await sdkOnce());
-      netBase.push(await baseOnce());
-    }
-    values.network = { sdk: median(net), baseline: median(netBase), sdkSamples: net, baselineSamples: netBase };
+    values.network = await paired(sdkOnce);
     for (const q of queries) free(q);
     free(plain);
   }
