@@ -17,6 +17,8 @@ mod harness;
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
+#[path = "common/gen.rs"]
+mod gen;
 #[path = "common/json_ref.rs"]
 mod json_ref;
 
@@ -168,6 +170,17 @@ fn parts(selection: &Selection) -> Option<&content_repo::Parts> {
 
 proptest! {
     #![proptest_config(harness::config(1500))]
+
+    /// A number's order key orders and equates numbers exactly as their
+    /// values do (SPEC 2), for every exponent, also beyond `i64`.
+    #[test]
+    fn number_keys_order_numbers_by_exact_value(
+        a in prop_oneof![gen::number(), gen::beyond_exponent_bound()],
+        b in prop_oneof![gen::number(), gen::beyond_exponent_bound()],
+    ) {
+        let (key_a, key_b) = (value_key(a.as_bytes()).unwrap(), value_key(b.as_bytes()).unwrap());
+        prop_assert_eq!(key_a.cmp(&key_b), json_ref::compare_numbers(&a, &b), "{} vs {}", a, b);
+    }
 
     /// The scanner accepts what it is given, and agrees with serde_json on
     /// texts serde_json can read (no lone surrogates, numbers in range).

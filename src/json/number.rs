@@ -21,10 +21,6 @@
 //! assert!(key("-1e400") < key("-5"));
 //! ```
 
-/// Exponents are kept within ±2^62 (a number whose exponent is written with
-/// more than 18 digits compares as if it were at that bound).
-const EXPONENT_BOUND: i64 = 1 << 62;
-
 /// A number read from valid JSON number text: `0.digits × 10^exponent`,
 /// `digits` without leading or trailing zeros (empty for zero).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,7 +30,18 @@ struct Decimal {
     /// The significant digits, as ASCII.
     digits: Vec<u8>,
     /// The decimal exponent of `0.digits`.
-    exponent: i64,
+    exponent: Exponent,
+}
+
+/// The exponent of a [`Decimal`]: up to 18 digits, or beyond by its sign and
+/// ASCII digits (no leading zero). Exponents of up to 18 digits are 8 bytes
+/// of the order key; longer ones a marker (0 below, `u64::MAX` above), their
+/// digit count and their digits, so that every exponent JSON can write is
+/// exact.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Exponent {
+    Within(i64),
+    Beyond(bool, Vec<u8>),
 }
 
 /// Reads valid JSON number text (as [`super::number_end`] accepts it).
@@ -52,22 +59,13 @@ fn parse(text: &[u8]) -> Decimal {
         .iter()
         .position(|byte| *byte == b'.')
         .unwrap_or(mantissa.len());
-    let mut written: i64 = 0;
-    let mut exponent_negative = false;
-    for &byte in exponent_text.iter().skip(1) {
-        match byte {
-            b'-' => exponent_negative = true,
-            b'0'..=b'9' => {
-                written = written
-                    .saturating_mul(10)
-                    .saturating_add(i64::from(byte - b'0'))
-                    .min(EXPONENT_BOUND);
-            }
-            _ => {}
+    // `e`, an optional sign, the digits (leading zeros dropped).
+    let exponent_negative = exponent_text.get(1) == Some(&b'-');
+    let mut written: Vec<u8> = Vec::new();
+    for &byte in exponent_text {
+        if byte.is_ascii_digit() && (byte != b'0' || !written.is_empty()) {
+            written.push(byte);
         }
-    }
-    if exponent_negative {
-        written = -written;
     }
     // All digits, the point dropped: the value is 0.all × 10^point.
     let all: Vec<u8> = mantissa
@@ -80,26 +78,53 @@ fn parse(text: &[u8]) -> Decimal {
         .position(|byte| *byte != b'0')
         .unwrap_or(all.len());
     let mut digits = all.get(first..).unwrap_or_default().to_vec();
+    // |shift| is at most the text's length, far below 10^18.
     let shift = i64::try_from(point)
-        .unwrap_or(i64::MAX)
-        .saturating_sub(i64::try_from(first).unwrap_or(i64::MAX));
+        .unwrap_or(0)
+        .saturating_sub(i64::try_from(first).unwrap_or(0));
     while digits.last() == Some(&b'0') {
         digits.pop();
     }
-    if digits.is_empty() {
-        return Decimal {
-            negative: false,
-            digits,
-            exponent: 0,
-        };
+    // Up to 17 written digits, the sum has at most 18; beyond, |written| ≥
+    // 10^17 > |shift| (a text's length), so the sum has the written sign.
+    let added = written.len() > 17;
+    if added {
+        add(&mut written, if exponent_negative { -shift } else { shift });
     }
+    let exponent = if digits.is_empty() {
+        Exponent::Within(0)
+    } else if written.len() <= 18 {
+        let value = written
+            .iter()
+            .fold(0i64, |value, digit| value * 10 + i64::from(digit - b'0'));
+        let value = if exponent_negative { -value } else { value };
+        Exponent::Within(if added { value } else { value + shift })
+    } else {
+        Exponent::Beyond(exponent_negative, written)
+    };
     Decimal {
-        negative,
+        negative: negative && !digits.is_empty(),
         digits,
-        exponent: shift
-            .saturating_add(written)
-            .clamp(-EXPONENT_BOUND, EXPONENT_BOUND),
+        exponent,
     }
+}
+
+/// Adds `delta` to the decimal ASCII `digits`, at least 10^17 and more
+/// than `|delta|`, keeping them without leading zeros.
+fn add(digits: &mut Vec<u8>, delta: i64) {
+    let mut carry = delta;
+    for digit in digits.iter_mut().rev() {
+        let value = i64::from(*digit - b'0') + carry;
+        *digit = b'0' + u8::try_from(value.rem_euclid(10)).unwrap_or(0);
+        carry = value.div_euclid(10);
+    }
+    // |delta| < 10^17 ≤ digits: one more digit at most.
+    if carry > 0 {
+        digits.insert(0, b'1');
+    }
+    let leading = digits.iter().take_while(|digit| **digit == b'0').count();
+    digits.copy_within(leading.., 0);
+    digits.truncate(digits.len() - leading);
 }
 
 /// Sign bytes of an order key: negative < zero < positive.
@@ -113,9 +138,11 @@ pub fn encode(text: &[u8], out: &mut Vec<u8>) {
 }
 
 /// Appends the order key of `decimal`: a sign byte, then for non-zero
-/// values the exponent (8 bytes, big-endian, sign bit flipped) and the
-/// digits ended by `0x00`, all bytes inverted for negative values. Keys are
-/// prefix-free, so byte order is numeric order.
+/// values the exponent (up to 18 digits: 8 bytes, big-endian, sign bit
+/// flipped; longer: a marker, then the digit count as 8 bytes and the
+/// digits, inverted below zero) and the digits ended by `0x00`, all bytes
+/// inverted for negative values. Keys are prefix-free, so byte order is
+/// numeric order.
 fn encode_decimal(decimal: &Decimal, out: &mut Vec<u8>) {
     if decimal.digits.is_empty() {
         out.push(ZERO);
@@ -123,9 +150,21 @@ fn encode_decimal(decimal: &Decimal, out: &mut Vec<u8>) {
     }
     out.push(if decimal.negative { NEGATIVE } else { POSITIVE });
     let start = out.len();
-    // Flipping the sign bit orders i64 values as unsigned bytes.
-    let biased = u64::from_be_bytes(decimal.exponent.to_be_bytes()) ^ (1 << 63);
-    out.extend_from_slice(&biased.to_be_bytes());
+    match &decimal.exponent {
+        // Flipping the sign bit orders i64 values as unsigned bytes.
+        Exponent::Within(exponent) => {
+            let biased = u64::from_be_bytes(exponent.to_be_bytes()) ^ (1 << 63);
+            out.extend_from_slice(&biased.to_be_bytes());
+        }
+        Exponent::Beyond(below, digits) => {
+            let flip = if *below { 0xff } else { 0 };
+            out.extend_from_slice(&[flip ^ 0xff; 8]);
+            let count = (digits.len() as u64).to_be_bytes();
+            for byte in count.iter().chain(digits) {
+                out.push(byte ^ flip);
+            }
+        }
+    }
     out.extend_from_slice(&decimal.digits);
     out.push(0x00);
     if decimal.negative {

@@ -171,8 +171,40 @@ pub fn number() -> BoxedStrategy<String> {
                 format!("{int}.{fraction:03}{e}{exponent}")
             }
         ),
+        2 => beyond_exponent_bound(),
     ]
     .boxed()
+}
+
+/// Numbers whose exponents are near or beyond 10^17, 10^18, 2^62 and `i64`, a few apart,
+/// their mantissas' points moved so that equal values are written
+/// differently (`10e99999999999999999998` is `1e99999999999999999999`).
+pub fn beyond_exponent_bound() -> BoxedStrategy<String> {
+    let bases: [i128; 8] = [
+        100_000_000_000_000_000,
+        1_000_000_000_000_000_000,
+        1 << 62,
+        i64::MAX as i128,
+        99_999_999_999_999_999_999,
+        10_000_000_000_000_000_000_000,
+        123_456_789_012_345_678_901_234_567_890,
+        99_999_999_999_999_999_999_999_999_999_999,
+    ];
+    (
+        prop::sample::select(bases.to_vec()),
+        -3i128..4,
+        any::<bool>(),
+        prop::sample::select(vec![
+            "1", "10", "0.1", "1.5", "15", "0.015", "-2", "-20.0", "0",
+        ]),
+        prop::sample::select(vec!["", "+", "0"]),
+    )
+        .prop_map(|(base, delta, below, mantissa, prefix)| {
+            let exponent = base + delta;
+            let sign = if below { "-" } else { prefix };
+            format!("{mantissa}e{sign}{exponent}")
+        })
+        .boxed()
 }
 
 /// A string's UTF-16 units: ASCII, controls, quotes and backslashes,
