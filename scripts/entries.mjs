@@ -38,6 +38,20 @@ if (target === "web") {
   if (!fallback.test(glue)) throw new Error(`${dir}/content_repo.js: the loader's default URL changed`);
   glue = glue.replace(fallback, "\n");
   if (/\.wasm['"]|import\.meta/.test(glue)) throw new Error(`${dir}/content_repo.js still names the .wasm`);
+  // The imports object names a snippet module once per extern block that
+  // imports from it (`"./snippets/.../client.js": import4,` five times), all
+  // the same module's namespace: esbuild warned of each duplicate key on
+  // every build. The first of each stays.
+  const namespaces = new Map(
+    [...glue.matchAll(/^import \* as (import\d+) from "([^"]+)"$/gm)].map((match) => [match[1], match[2]]),
+  );
+  const seen = new Set();
+  glue = glue.replace(/^ {8}"(\.\/snippets\/[^"]+)": (import\d+),\n/gm, (line, specifier, name) => {
+    if (namespaces.get(name) !== specifier) throw new Error(`${dir}/content_repo.js: ${name} is not ${specifier}`);
+    if (!seen.has(specifier)) return seen.add(specifier), line;
+    return "";
+  });
+  if (seen.size === 0) throw new Error(`${dir}/content_repo.js: the imports object changed`);
   writeFileSync(join(dir, "content_repo.js"), glue);
 }
 const snippetDir = readdirSync(join(dir, "snippets"))[0];
