@@ -33,13 +33,24 @@ for target in web node; do
 done
 # The browser build's JavaScript is what the "." entry downloads with the
 # module (its gzipped total is budgeted: tests/js/size.test.mjs), so it ships
-# without comments and indentation: esbuild's white-space and syntax
-# minification, never its renaming (every name stays, so stack traces and
-# the guard's messages read as in the source). The Node build stays as
-# written.
-mapfile -t scripts < <(find "$out.tmp/web" -name '*.js')
-node_modules/.bin/esbuild "${scripts[@]}" --minify-whitespace --minify-syntax --outbase="$out.tmp/web" \
+# minified, local names too (1.9 KB less gzipped than white-space and syntax
+# minification alone), the core (api.js) with a source map beside it (the
+# code as bundled, names and all, in `sourcesContent`) that browsers'
+# developer tools read for stack traces; a page never downloads it otherwise. Nothing depends
+# on a local name: the guard's messages come from the parameter names
+# entries.mjs records, and entry.js sets the exported classes' names. The
+# Node build stays as written.
+mapfile -t scripts < <(find "$out.tmp/web" -name '*.js' ! -name api.js)
+node_modules/.bin/esbuild "${scripts[@]}" --minify --outbase="$out.tmp/web" \
   --outdir="$out.tmp/web" --allow-overwrite --log-level=warning
+node_modules/.bin/esbuild "$out.tmp/web/api.js" --minify --sourcemap --sources-content=true \
+  --outfile="$out.tmp/web/api.js" --allow-overwrite --log-level=warning
+# The map's one source is named apart from the file it maps (both were api.js).
+node -e '
+const fs = require("fs"), file = process.argv[1], map = JSON.parse(fs.readFileSync(file, "utf8"));
+map.sources = ["api.source.js"];
+fs.writeFileSync(file, JSON.stringify(map));
+' "$out.tmp/web/api.js.map"
 
 # The types are written by hand (src/js/*.d.ts), not generated: the Rust
 # exports carry skip_typescript, and wasm-bindgen's content_repo.d.ts beside

@@ -350,6 +350,36 @@ test("./slim never names the .wasm: nothing in its module graph does", () => {
   assert.deepEqual([...new Set(imports("web/index.js"))], ["./api.js"], "the '.' entry imports the shared core only");
 });
 
+test("the browser core ships minified, with a source map that leads back to the bundled code", async () => {
+  const { SourceMap } = await import("node:module");
+  const code = readFileSync(join(pkg, "web/api.js"), "utf8");
+  // Minified, local names too: the guard's helpers are not there by name.
+  assert.doesNotMatch(code, /function (guardFunction|notInitialized|checkArgs)\b/);
+  assert.match(code, /\n\/\/# sourceMappingURL=api\.js\.map\n?$/);
+  const map = JSON.parse(readFileSync(join(pkg, "web/api.js.map"), "utf8"));
+  assert.deepEqual(map.sources, ["api.source.js"]);
+  const [source] = map.sourcesContent;
+  for (const name of ["guardFunction", "notInitialized", "checkArgs"]) {
+    assert.match(source, new RegExp(`function ${name}\\b`));
+    assert.ok(map.names.includes(name), name);
+  }
+  // Positions map back: each string literal of the minified code that occurs once
+  // in it lands on a line of the source that holds the same literal.
+  const lookup = new SourceMap(map);
+  const sourceLines = source.split("\n");
+  const lines = code.split("\n");
+  let checked = 0;
+  for (const literal of ["not_initialized", "invalid_argument", "init(input): pass the module", "this: this "]) {
+    const line = lines.findIndex((text) => text.includes(literal));
+    assert.ok(line >= 0, literal);
+    const entry = lookup.findEntry(line, lines[line].indexOf(literal));
+    assert.equal(entry.originalSource, "api.source.js");
+    assert.ok(sourceLines[entry.originalLine].includes(literal), `${literal} maps to: ${sourceLines[entry.originalLine]}`);
+    checked++;
+  }
+  assert.equal(checked, 4);
+});
+
 test("package.json: the '.', './slim' and './wasm' exports", () => {
   const manifest = JSON.parse(readFileSync(join(pkg, "package.json"), "utf8"));
   assert.deepEqual(manifest.exports["."], { types: "./index.d.ts", node: "./node/index.js", browser: "./web/index.js", default: "./web/index.js" });
