@@ -18,8 +18,8 @@
 // called on, so `q.sort(a); q.sort(b)` and `new Query().sort(a).sort(b)` both
 // work and `q.limit(5) === q`. `client.pages(...)` is an async iterator.
 import * as glue from "./content_repo.js";
-import { makeError } from "__SNIPPET__";
-export { ContentRepoError } from "__SNIPPET__";
+import { makeError, ContentRepoError } from "__SNIPPET__";
+export { ContentRepoError };
 
 /**
  * Every function, method (`Class.prototype.name`), static (`Class.name`) and
@@ -336,6 +336,12 @@ for (const [name, value] of Object.entries(glue)) {
   }
   else if (typeof value === "function") api[name] = guardFunction(name, value);
   else api[name] = value;
+}
+
+// The browser build is minified, local names too: the entry's own exports
+// are named as exported, as the glue's classes are above.
+for (const [name, value] of Object.entries({ ContentRepoError, ready, init })) {
+  Object.defineProperty(value, "name", { value: name });
 }
 
 // `client.pages(...)` is an async iterator: `for await (const page of ...)`.
