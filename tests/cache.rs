@@ -71,7 +71,8 @@ impl Storage {
     }
 }
 
-/// Records a response as the boundary does: plan, write, apply, collect.
+/// Records a response as the boundary does: stamp as it arrives (at 1000 ms),
+/// plan, write, apply, collect.
 fn record(
     cache: &mut Cache,
     storage: &mut Storage,
@@ -81,6 +82,7 @@ fn record(
     kind: Kind,
     body: &Value,
 ) {
+    let arrived = cache.stamp(1000.0);
     let change = cache
         .plan_response(
             Some(url),
@@ -88,7 +90,7 @@ fn record(
             query,
             kind,
             Rc::new(body.to_string()),
-            1000.0,
+            arrived,
         )
         .unwrap();
     storage.write(&change);
@@ -1117,4 +1119,97 @@ fn an_answer_recorded_in_the_millisecond_of_an_invalidation_counts_by_order() {
         );
         assert!(after - 1000.0 < 0.01, "{after}");
     }
+}
+
+/// An answer that arrived before an invalidation but is recorded after it
+/// (recording waits for the writes before it) counts as invalidated.
+#[test]
+fn an_answer_that_arrived_before_an_invalidation_stays_invalidated_when_recorded_later() {
+    use content_repo::cache::policy::Cached;
+    let mut cache = Cache::new("t");
+    let arrived = cache.stamp(1000.0);
+    cache.invalidate(Some(&posts()), 1005.0);
+    let change = cache
+        .plan_response(
+            Some(URL),
+            &posts(),
+            &Query::new(),
+            Kind::List,
+            Rc::new(list(three(), 3).to_string()),
+            arrived,
+        )
+        .unwrap();
+    cache.apply(change);
+    let answer = cache.answer_list(URL, &posts(), &Query::new()).unwrap();
+    assert_eq!(answer.fetched_at, 1000.0);
+    let cached = cache.freshness(&posts(), answer.fetched_at, 1010.0, None);
+    assert!(matches!(cached, Cached::Old { .. }), "{cached:?}");
+    // One that arrived after it is fresh.
+    let later = cache.stamp(1005.0);
+    assert!(later > 1005.0, "{later}");
+    let cached = cache.freshness(&posts(), later, 1010.0, None);
+    assert!(matches!(cached, Cached::Fresh { .. }), "{cached:?}");
+}
+
+/// A prefetch's list is complete only when every document of it is held: a
+/// page whose write failed leaves it incomplete (a `storage` error), never a
+/// complete list thinner than the service's.
+#[test]
+fn a_list_is_not_complete_when_a_page_of_it_was_not_written() {
+    let mut cache = Cache::new("t");
+    let page = |docs: Vec<Value>| Rc::new(list(docs, 3).to_string());
+    let (first, second) = (three()[..2].to_vec(), three()[2..].to_vec());
+    let ids: Vec<Vec<u8>> = three()
+        .iter()
+        .map(|doc| doc["meta"]["id"].as_str().unwrap().as_bytes().to_vec())
+        .collect();
+    let query = Query::new();
+    // The first page is written (applied); the second page's write failed (never applied).
+    let change = cache
+        .plan_response(
+            Some("p1"),
+            &posts(),
+            &query,
+            Kind::List,
+            page(first),
+            1000.0,
+        )
+        .unwrap();
+    cache.apply(change);
+    let _lost = cache
+        .plan_response(
+            Some("p2"),
+            &posts(),
+            &query,
+            Kind::List,
+            page(second.clone()),
+            1001.0,
+        )
+        .unwrap();
+    let error = cache
+        .plan_complete(&posts(), &query, ids.clone(), 1000.0)
+        .unwrap_err();
+    assert_eq!(error.code(), "storage", "{error}");
+    assert!(
+        error.to_string().contains("1 of the 3 documents"),
+        "{error}"
+    );
+    assert!(cache.answer_list("other", &posts(), &query).is_err());
+    // Written again, the list is complete, as of its first page.
+    let change = cache
+        .plan_response(
+            Some("p2"),
+            &posts(),
+            &query,
+            Kind::List,
+            page(second),
+            1002.0,
+        )
+        .unwrap();
+    cache.apply(change);
+    let change = cache.plan_complete(&posts(), &query, ids, 1000.0).unwrap();
+    cache.apply(change);
+    let answer = cache.answer_list("other", &posts(), &query).unwrap();
+    assert_eq!(body(&answer)["data"].as_array().unwrap().len(), 3);
+    assert_eq!(answer.fetched_at, 1000.0);
 }

@@ -137,12 +137,24 @@ struct Trace {
 
 /// Performs `machine`'s steps as the boundary does, with `service` for the
 /// network and `cache` in memory (every page fetched from the service; no
-/// cache policy in between).
+/// cache policy in between), each answer stamped as it arrives at `now`.
 fn drive(
     machine: &mut dyn Paging,
     service: &Service,
     cache: &mut Cache,
     now: f64,
+) -> (Result<Done, Error>, Trace) {
+    drive_losing(machine, service, cache, now, None)
+}
+
+/// [`drive`], where the write of the record of the `lost`-th fetch (from 0)
+/// fails: its change is never applied.
+fn drive_losing(
+    machine: &mut dyn Paging,
+    service: &Service,
+    cache: &mut Cache,
+    now: f64,
+    lost: Option<usize>,
 ) -> (Result<Done, Error>, Trace) {
     let mut trace = Trace::default();
     let config = config();
@@ -152,17 +164,20 @@ fn drive(
                 assert!(trace.urls.len() < 10_000, "the machine never stops");
                 trace.urls.push(request.url.clone());
                 let mut page = request.answer(service.get(&request.url), KEY)?;
+                let at = cache.stamp(now);
                 if via == Via::Record {
-                    let (change, ids) = request.plan_record(cache, &page, now)?;
-                    cache.apply(change);
+                    let (change, ids) = request.plan_record(cache, &page, at)?;
+                    if lost != Some(trace.urls.len() - 1) {
+                        cache.apply(change);
+                    }
                     page.ids = ids;
                 }
-                if let Some(progress) = machine.receive(Some(cache), &mut page, now)? {
+                if let Some(progress) = machine.receive(Some(cache), &mut page, at)? {
                     trace.progress.push(progress);
                 }
             }
             Step::Write => {
-                let change = machine.write(cache, now)?;
+                let change = machine.write(cache)?;
                 cache.apply(change);
             }
             Step::Done(done) => return Ok(done),
@@ -307,6 +322,27 @@ proptest! {
         let mut expected: Vec<String> = (1..=count).map(|i| i.to_string()).collect();
         expected.sort();
         prop_assert_eq!(ids, expected);
+    }
+
+    /// A prefetch where the write of one page failed fails with `storage`
+    /// and leaves no complete list: the cache never answers the whole list
+    /// thinner than the service (a page's documents missing).
+    #[test]
+    fn a_prefetch_with_a_page_not_written_leaves_no_complete_list(
+        count in 1usize..40,
+        limit in 1u32..9,
+        lost in any::<prop::sample::Index>(),
+    ) {
+        let service = Service::new(docs(count));
+        let pages = count.div_ceil(limit as usize);
+        let lost = lost.index(pages);
+        let mut pager = Pager::new(ListCall::Prefetch, args(Query::new(), limit, 100));
+        let mut cache = Cache::new("t");
+        let (result, trace) = drive_losing(&mut pager, &service, &mut cache, 5.0, Some(lost));
+        prop_assert_eq!(trace.urls.len(), pages);
+        let error = result.unwrap_err();
+        prop_assert_eq!(error.code(), "storage", "{}", error);
+        prop_assert!(complete_lists(&cache).is_empty());
     }
 
     /// `pages` reads the count and total of pages answered from the cache

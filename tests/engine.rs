@@ -171,6 +171,19 @@ fn parts(selection: &Selection) -> Option<&content_repo::Parts> {
 proptest! {
     #![proptest_config(harness::config(1500))]
 
+    /// `has_replacement` finds U+FFFD wherever it is, and only it (among
+    /// characters sharing its bytes: U+FEFF, U+FFFC, U+EFBD, ï).
+    #[test]
+    fn has_replacement_finds_exactly_u_fffd(
+        chars in prop::collection::vec(
+            prop::sample::select(vec!['a', '"', '\u{FFFD}', '\u{FEFF}', '\u{FFFC}', '\u{EFBD}', 'ï', '\u{1F600}']),
+            0..40,
+        ),
+    ) {
+        let text: String = chars.iter().collect();
+        prop_assert_eq!(json::has_replacement(&text), chars.contains(&'\u{FFFD}'), "{:?}", text);
+    }
+
     /// A number's order key orders and equates numbers exactly as their
     /// values do (SPEC 2), for every exponent, also beyond `i64`.
     #[test]
@@ -539,4 +552,30 @@ fn ascii_of_broken_bytes_is_in_bounds() {
     assert!(std::str::from_utf8(&out)
         .unwrap()
         .starts_with("\"a\\ufffdb"));
+}
+
+/// The reference compares numbers exactly whatever their exponents' length
+/// (the fuzz tests mutate exponents to any length): checked by hand here.
+#[test]
+fn the_reference_compares_exponents_of_any_length() {
+    let big = format!("1{}", "0".repeat(40));
+    let less = format!("9{}", "9".repeat(39));
+    let cases = [
+        (format!("1e{big}"), format!("10e{less}"), Ordering::Equal),
+        (format!("1e{less}"), format!("1e{big}"), Ordering::Less),
+        (format!("1e-{big}"), format!("1e-{less}"), Ordering::Less),
+        (format!("-1e{big}"), format!("-1e{less}"), Ordering::Less),
+        (format!("0.01e-{less}"), format!("1e-{big}"), Ordering::Less),
+        (format!("0.1e-{less}"), format!("1e-{big}"), Ordering::Equal),
+        (format!("0e{big}"), "0".to_owned(), Ordering::Equal),
+        (format!("1e{big}"), format!("1e+0{big}"), Ordering::Equal),
+    ];
+    for (a, b, expected) in cases {
+        assert_eq!(json_ref::compare_numbers(&a, &b), expected, "{a} vs {b}");
+        assert_eq!(
+            json_ref::compare_numbers(&b, &a),
+            expected.reverse(),
+            "{b} vs {a}"
+        );
+    }
 }

@@ -493,7 +493,8 @@ impl Cache {
     /// Plans recording a response received for `url` (`kind` says what it
     /// is; its text must be checked JSON of that shape, as
     /// [`crate::http::response::check`] checks a response: its documents
-    /// are read without checking them again). A stale response (holding a
+    /// are read without checking them again), received at `now`: the time
+    /// [`Cache::stamp`] gave when it arrived. A stale response (holding a
     /// document older than the cached one) plans nothing.
     pub fn plan_response(
         &mut self,
@@ -504,7 +505,6 @@ impl Cache {
         text: Rc<String>,
         now: f64,
     ) -> Result<Change> {
-        let now = self.stamp(now);
         let variant = variant_key(query);
         let selection = query.selection().cloned().filter(|s| *s != Selection::All);
         let batch = match kind {
@@ -606,24 +606,37 @@ impl Cache {
     }
 
     /// Plans recording that the list `endpoint` (in `query`'s variant) holds
-    /// exactly the documents `ids` (after every page of it was recorded).
+    /// exactly the documents `ids` (after every page of it was recorded; `now`:
+    /// when the first page arrived, as [`Cache::stamp`] gave it). A `storage`
+    /// error when a document of it is not held (a page's write failed, or
+    /// `maxBytes` evicted it): the list is not complete, and an answer from
+    /// it would be thinner than the service's.
     pub fn plan_complete(
         &self,
         endpoint: &Endpoint,
         query: &Query,
         ids: Vec<Vec<u8>>,
         now: f64,
-    ) -> Change {
-        let now = self.stamp(now);
+    ) -> Result<Change> {
+        let variant = variant_key(query);
+        let store = self.variants.get(&variant);
+        let missing = ids
+            .iter()
+            .filter(|id| !store.is_some_and(|store| store.contains(id)))
+            .count();
+        if missing > 0 {
+            return Err(Error::Storage {
+                message: format!(
+                    "{missing} of the {} documents of the list `{}` are not held (a write failed or \
+                     maxBytes evicted them): the list was not recorded as complete",
+                    ids.len(),
+                    endpoint_key(endpoint)
+                ),
+            });
+        }
         let mut change = Change::default();
-        Self::plan_list(
-            &mut change,
-            &variant_key(query),
-            &endpoint_key(endpoint),
-            ids,
-            now,
-        );
-        change
+        Self::plan_list(&mut change, &variant, &endpoint_key(endpoint), ids, now);
+        Ok(change)
     }
 
     /// Applies a planned change that was written.
@@ -980,14 +993,17 @@ impl Cache {
         self.invalidated.insert(key, at);
     }
 
-    /// `now` as the time of a record or an invalidation: later than every
-    /// one before it, by a microsecond when the clock has not moved. Clocks
-    /// tell milliseconds, and whether an answer counts as invalidated is
-    /// decided by these times: an answer recorded in the millisecond of an
-    /// `invalidate` before it would otherwise count as invalidated (and the
-    /// next call ask the network again), one recorded just before it as
-    /// not invalidated.
-    fn stamp(&self, now: f64) -> f64 {
+    /// `now` as the time of an answer's arrival or an invalidation: later
+    /// than every one before it, by a microsecond when the clock has not
+    /// moved. Clocks tell milliseconds, and whether an answer counts as
+    /// invalidated is decided by these times: an answer that arrived in the
+    /// millisecond of an `invalidate` before it would otherwise count as
+    /// invalidated (and the next call ask the network again), one that
+    /// arrived just before it as not invalidated. The boundary stamps an
+    /// answer when it arrives, not when it is recorded: recording waits for
+    /// the writes before it, and an answer that arrived before an
+    /// invalidation stays invalidated however late it is recorded.
+    pub fn stamp(&self, now: f64) -> f64 {
         let last = self.stamped.get();
         let at = if now > last { now } else { last + 0.001 };
         self.stamped.set(at);
@@ -1086,8 +1102,9 @@ impl Cache {
     /// Plans the end of a refresh: `changes` (the documents fetched) and the
     /// list's new membership (`swept`) in one change; documents no longer
     /// listed leave the list (and the variant, unless another list holds
-    /// them) and are remembered as deleted. Returns the change and the
-    /// counts `(changed, deleted, total)`.
+    /// them) and are remembered as deleted; the list is as of `now` (when the
+    /// refresh's first page arrived, as [`Cache::stamp`] gave it). Returns
+    /// the change and the counts `(changed, deleted, total)`.
     pub fn plan_refresh(
         &self,
         endpoint: &Endpoint,
@@ -1096,7 +1113,6 @@ impl Cache {
         swept: &[Swept],
         now: f64,
     ) -> Result<(Change, (usize, usize, usize))> {
-        let now = self.stamp(now);
         let key = (variant_key(query), endpoint_key(endpoint));
         let list = self.lists.get(&key).ok_or_else(|| {
             not_cached(format!("the list `{}` is not complete in the cache", key.1))

@@ -149,6 +149,8 @@ pub struct Refresh {
     pages: u64,
     /// The query of the request in flight.
     current: Option<Query>,
+    /// When the first page arrived.
+    first_at: Option<f64>,
     changes: Change,
     swept: Vec<Swept>,
 }
@@ -166,6 +168,7 @@ impl Refresh {
             next: Some(0),
             pages: 0,
             current: None,
+            first_at: None,
             changes: Change::default(),
             swept: Vec::new(),
         })
@@ -227,6 +230,7 @@ impl Paging for Refresh {
         now: f64,
     ) -> Result<Option<(usize, u64)>> {
         let cache = cache.ok_or_else(|| super::not_cached("a refresh needs the cache"))?;
+        self.first_at.get_or_insert(now);
         let query = self.current.take().unwrap_or_default();
         let offset = self.next.unwrap_or(0);
         let next = next_offset(page.facts, offset, u64::from(PAGE));
@@ -255,11 +259,11 @@ impl Paging for Refresh {
 
     /// The change of the whole refresh: the documents fetched and the
     /// list's new membership.
-    fn write(&mut self, cache: &Cache, now: f64) -> Result<Change> {
+    fn write(&mut self, cache: &Cache) -> Result<Change> {
         let changes = std::mem::take(&mut self.changes);
-        let swept = &self.swept;
+        let (swept, first_at) = (&self.swept, self.first_at.unwrap_or_default());
         let (change, counts) =
-            cache.plan_refresh(&self.endpoint, &self.query, changes, swept, now)?;
+            cache.plan_refresh(&self.endpoint, &self.query, changes, swept, first_at)?;
         self.phase = Phase::Done(counts);
         Ok(change)
     }

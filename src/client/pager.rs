@@ -129,9 +129,10 @@ pub trait Paging {
     /// The next step.
     fn step(&mut self, config: &ClientConfig) -> Result<Step>;
 
-    /// Takes in the page fetched for the last [`Step::Fetch`] at `now`
-    /// (`cache`: the client's cache, if any); returns `(loaded, total)` for
-    /// `onProgress` when there is progress to report.
+    /// Takes in the page fetched for the last [`Step::Fetch`], which arrived
+    /// at `now` (as [`Cache::stamp`] gave it; `cache`: the client's cache, if
+    /// any); returns `(loaded, total)` for `onProgress` when there is
+    /// progress to report.
     fn receive(
         &mut self,
         cache: Option<&mut Cache>,
@@ -139,8 +140,9 @@ pub trait Paging {
         now: f64,
     ) -> Result<Option<(usize, u64)>>;
 
-    /// After [`Step::Write`]: the change to write to the cache at `now`.
-    fn write(&mut self, cache: &Cache, now: f64) -> Result<Change>;
+    /// After [`Step::Write`]: the change to write to the cache (as of when
+    /// the first page arrived).
+    fn write(&mut self, cache: &Cache) -> Result<Change>;
 }
 
 /// What a pager gathers from its pages.
@@ -175,6 +177,8 @@ pub struct Pager {
     next: Option<u64>,
     /// Pages read.
     pages: u64,
+    /// When the first page arrived.
+    since: Option<f64>,
     gathered: Gathered,
 }
 
@@ -204,6 +208,7 @@ impl Pager {
             start,
             next: Some(start),
             pages: 0,
+            since: None,
             gathered,
         }
     }
@@ -340,18 +345,20 @@ impl Paging for Pager {
         &mut self,
         _cache: Option<&mut Cache>,
         page: &mut Response,
-        _now: f64,
+        now: f64,
     ) -> Result<Option<(usize, u64)>> {
+        self.since.get_or_insert(now);
         Ok(self.take(page))
     }
 
     /// Plans recording that the list (in the query's variant) holds exactly
     /// the documents recorded from its pages (a prefetch).
-    fn write(&mut self, cache: &Cache, now: f64) -> Result<Change> {
+    fn write(&mut self, cache: &Cache) -> Result<Change> {
         let ids = match &mut self.gathered {
             Gathered::Ids { ids, .. } => ids.take().unwrap_or_default(),
             _ => Vec::new(),
         };
-        Ok(cache.plan_complete(&self.args.endpoint, &self.args.query, ids, now))
+        let since = self.since.unwrap_or_default();
+        cache.plan_complete(&self.args.endpoint, &self.args.query, ids, since)
     }
 }

@@ -61,7 +61,8 @@ pub struct Response {
     pub source: Source,
     /// Whether it is marked stale.
     pub stale: bool,
-    /// When a cached answer was received (Unix ms).
+    /// When a cached answer was received (Unix ms, whole: the cache's
+    /// stamps tell apart answers of one millisecond by fractions).
     pub cached_at: Option<f64>,
 }
 
@@ -86,7 +87,7 @@ impl Response {
             ids: None,
             source: Source::Cache,
             stale,
-            cached_at: Some(answer.fetched_at),
+            cached_at: Some(answer.fetched_at.floor()),
         }
     }
 }

@@ -339,8 +339,20 @@ async function resolve(io, task, signal) {
   }
 }
 
-/** Drives the task's paging machine (pages, all, prefetch, refresh) to its answer. */
+/**
+ * Drives the task's paging machine (pages, all, prefetch, refresh) to its answer. A failure
+ * part way settles once the writes of the pages before it are done (none goes on after it).
+ */
 async function drive(io, task, signal, progress) {
+  try {
+    return await steps(io, task, signal, progress);
+  } catch (error) {
+    await io.tail;
+    throw error;
+  }
+}
+
+async function steps(io, task, signal, progress) {
   for (;;) {
     const step = task.step();
     if (typeof step !== "number") return step;

@@ -99,6 +99,30 @@ fn byte_flags(word: u64, byte: u8) -> u64 {
     x.wrapping_sub(ONES) & !x & HIGHS
 }
 
+/// Whether `text` holds U+FFFD (what a lone surrogate of a JavaScript
+/// string becomes on its way into this memory), eight bytes at a time.
+pub fn has_replacement(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut index = 0;
+    while let Some((chunk, _)) = bytes.get(index..).and_then(<[u8]>::split_first_chunk::<8>) {
+        let found = byte_flags(u64::from_le_bytes(*chunk), 0xEF);
+        if found == 0 {
+            index += 8;
+            continue;
+        }
+        index += (found.trailing_zeros() / 8) as usize;
+        if bytes
+            .get(index..)
+            .is_some_and(|rest| rest.starts_with("\u{FFFD}".as_bytes()))
+        {
+            return true;
+        }
+        index += 1;
+    }
+    let rest = bytes.get(index..).unwrap_or_default();
+    rest.windows(3).any(|w| w == "\u{FFFD}".as_bytes())
+}
+
 /// The high bit of each byte of `word` below 0x20 (a control character;
 /// exact for the lowest such byte, as [`byte_flags`]).
 // Hot (every token of every scan): inlined even under `opt-level = "z"`.

@@ -162,8 +162,20 @@ impl Task {
     /// the request's answer.
     pub fn answer(&mut self, text: JsValue) -> Result<(), JsValue> {
         let secret = self.shared.options.config.secret();
-        self.flow.answer(secret, js_sys::Date::now())?;
-        self.held = self.flow.response.as_ref().map(|r| (r.body.clone(), text));
+        // Stamped as it arrives: recording it may wait for earlier writes.
+        let now = js_sys::Date::now();
+        let at = self
+            .shared
+            .cache
+            .as_ref()
+            .map_or(now, |cache| cache.state.borrow().stamp(now));
+        self.flow.answer(secret, at)?;
+        // JavaScript's string is the answer's only when it crossed whole: a
+        // lone surrogate crosses as U+FFFD, and the answer must then be the
+        // cache's (SPEC 4: the same online and offline).
+        let whole = |r: &&Response| !crate::json::has_replacement(&r.body);
+        let response = self.flow.response.as_ref().filter(whole);
+        self.held = response.map(|r| (r.body.clone(), text));
         Ok(())
     }
 
@@ -303,7 +315,7 @@ impl Task {
     pub fn receive(&mut self) -> Result<JsValue, JsValue> {
         let shared = self.shared.clone();
         let mut page = self.flow.response.take().ok_or(JsValue::UNDEFINED)?;
-        let now = js_sys::Date::now();
+        let now = self.flow.at;
         let machine = self.machine()?;
         let received = match &shared.cache {
             Some(cache) => machine.receive(Some(&mut cache.state.borrow_mut()), &mut page, now),
@@ -317,9 +329,9 @@ impl Task {
     /// Plans the machine's write; the first batch to write.
     #[wasm_bindgen(js_name = planWrite)]
     pub fn plan_write(&mut self) -> Result<JsValue, JsValue> {
-        let (shared, at) = (self.shared.clone(), self.flow.at);
+        let shared = self.shared.clone();
         let cache = shared.cache()?;
-        let change = self.machine()?.write(&cache.state.borrow(), at)?;
+        let change = self.machine()?.write(&cache.state.borrow())?;
         Ok(cache.write(change, false, None)?)
     }
 

@@ -461,26 +461,16 @@ pub fn select_document(document: &J, parts: Option<&content_repo::Parts>) -> J {
 // ---------------------------------------------------------------- ordering
 
 /// A number's exact value as `0.digits × 10^exponent` (`digits` without
-/// leading or trailing zeros, empty for zero), with the exponent in `i128`:
-/// exact for every exponent written with up to 36 digits.
-fn decimal(text: &str) -> (bool, String, i128) {
+/// leading or trailing zeros, empty for zero), with the exponent exact for
+/// exponents written with any number of digits.
+fn decimal(text: &str) -> (bool, String, Exponent) {
     let negative = text.starts_with('-');
     let text = text.trim_start_matches('-');
     let (mantissa, exponent) = match text.find(['e', 'E']) {
         Some(at) => (&text[..at], &text[at + 1..]),
         None => (text, "0"),
     };
-    let exponent_digits = exponent
-        .trim_start_matches(['+', '-'])
-        .trim_start_matches('0');
-    assert!(
-        exponent_digits.len() <= 36,
-        "the reference reads exponents of up to 36 digits: {text}"
-    );
-    let mut written: i128 = exponent_digits.parse().unwrap_or(0);
-    if exponent.starts_with('-') {
-        written = -written;
-    }
+    let written = Exponent::parse(exponent);
     let (int, frac) = match mantissa.find('.') {
         Some(at) => (&mantissa[..at], &mantissa[at + 1..]),
         None => (mantissa, ""),
@@ -489,10 +479,105 @@ fn decimal(text: &str) -> (bool, String, i128) {
     let leading = all.len() - all.trim_start_matches('0').len();
     let digits = all.trim_matches('0').to_owned();
     if digits.is_empty() {
-        return (false, digits, 0);
+        return (false, digits, Exponent::default());
     }
     let point = int.len() as i128 - leading as i128;
-    (negative, digits, point + written)
+    (negative, digits, written.plus(point))
+}
+
+/// An integer of any size: a sign and its decimal digits, least significant
+/// first, without leading zeros (none for zero, which is never negative).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct Exponent {
+    negative: bool,
+    digits: Vec<u8>,
+}
+
+impl Exponent {
+    /// An exponent as written (`+`/`-`, digits).
+    fn parse(text: &str) -> Exponent {
+        let negative = text.starts_with('-');
+        let digits: Vec<u8> = text
+            .trim_start_matches(['+', '-'])
+            .bytes()
+            .rev()
+            .map(|b| b - b'0')
+            .collect();
+        Exponent { negative, digits }.normal()
+    }
+
+    fn normal(mut self) -> Exponent {
+        while self.digits.last() == Some(&0) {
+            self.digits.pop();
+        }
+        self.negative &= !self.digits.is_empty();
+        self
+    }
+
+    /// `self + small`, exactly.
+    fn plus(self, small: i128) -> Exponent {
+        let other = Exponent::parse(&small.to_string());
+        if self.negative == other.negative {
+            let mut digits = Vec::new();
+            let mut carry = 0;
+            for i in 0..self.digits.len().max(other.digits.len()) {
+                let sum =
+                    self.digits.get(i).unwrap_or(&0) + other.digits.get(i).unwrap_or(&0) + carry;
+                digits.push(sum % 10);
+                carry = sum / 10;
+            }
+            digits.push(carry);
+            return Exponent {
+                negative: self.negative,
+                digits,
+            }
+            .normal();
+        }
+        // Signs differ: the larger magnitude minus the smaller, its sign.
+        let (big, small) = match magnitude(&self.digits, &other.digits) {
+            Ordering::Less => (other, self),
+            _ => (self, other),
+        };
+        let mut digits = Vec::new();
+        let mut borrow = 0i8;
+        for i in 0..big.digits.len() {
+            let mut digit = big.digits[i] as i8 - *small.digits.get(i).unwrap_or(&0) as i8 - borrow;
+            borrow = i8::from(digit < 0);
+            if digit < 0 {
+                digit += 10;
+            }
+            digits.push(digit as u8);
+        }
+        Exponent {
+            negative: big.negative,
+            digits,
+        }
+        .normal()
+    }
+}
+
+/// Compares magnitudes (least significant digit first, no leading zeros).
+fn magnitude(a: &[u8], b: &[u8]) -> Ordering {
+    a.len()
+        .cmp(&b.len())
+        .then_with(|| a.iter().rev().cmp(b.iter().rev()))
+}
+
+impl Ord for Exponent {
+    fn cmp(&self, other: &Exponent) -> Ordering {
+        match (self.negative, other.negative) {
+            (false, false) => magnitude(&self.digits, &other.digits),
+            (true, true) => magnitude(&other.digits, &self.digits),
+            (false, true) => Ordering::Greater,
+            (true, false) => Ordering::Less,
+        }
+    }
+}
+
+impl PartialOrd for Exponent {
+    fn partial_cmp(&self, other: &Exponent) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
 }
 
 /// SPEC section 2: numbers by their exact value as written.

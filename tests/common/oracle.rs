@@ -1325,7 +1325,8 @@ pub fn cache_check(
         }
         let change = guard("Cache::plan_complete", &input, || {
             cache.plan_complete(&posts(), first, page_ids, 999.5)
-        })?;
+        })?
+        .map_err(|error| TestCaseError::fail(format!("the list: {error}")))?;
         storage.write(&change);
         cache.apply(change);
         complete = !needs_service(first);

@@ -286,6 +286,78 @@ test("a prefetch fetches each next page while storage writes the last, in order,
   }
 });
 
+test("a prefetch that fails part way rejects once the writes of its earlier pages are done", async () => {
+  let writing = 0;
+  class SlowStorage extends TestStorage {
+    async write(puts, deletes) {
+      writing++;
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      await super.write(puts, deletes);
+      writing--;
+    }
+  }
+  let fetches = 0;
+  const fetch = (url, init) => (++fetches === 4 ? Promise.reject(new TypeError("fetch failed")) : globalThis.fetch(url, init));
+  const storage = new SlowStorage();
+  const c = client({ storage }, { fetch });
+  await c.cache.ready();
+  await assert.rejects(c.prefetch({ collection: "products" }, { pageSize: 20 }), (e) => e.code === "network");
+  assert.equal(writing, 0, "no write of the prefetch goes on after it rejected");
+  assert.equal([...storage.entries.keys()].filter((key) => key.startsWith("s:")).length, 3, "the three pages before the failure are written");
+});
+
+test("a prefetch whose page could not be written rejects with storage and leaves no complete list: never a thinner answer offline", async () => {
+  // The write of the third page (offset 40) fails every time; every other write succeeds.
+  class LosesAPage extends TestStorage {
+    async write(puts, deletes) {
+      if (puts.some(([key, value]) => key.startsWith("s:") && value.includes("offset=40"))) {
+        const error = new Error("The quota has been exceeded.");
+        error.name = "QuotaExceededError";
+        throw error;
+      }
+      return super.write(puts, deletes);
+    }
+  }
+  const storage = new LosesAPage();
+  const errors = [];
+  const c = client({ storage, policy: "cache-first" }, { onCacheError: (e) => errors.push(e) });
+  await assert.rejects(c.prefetch({ collection: "products" }, { pageSize: 20 }), (e) => e.code === "storage" && Number(/(\d+) of the 130 documents/.exec(e.message)?.[1]) >= 20 && /not recorded as complete/.test(e.message));
+  assert.ok(errors.some((e) => e.code === "storage" && /QuotaExceededError/.test(e.message)), "the failed write was reported");
+  // Neither this client nor a reload answers the list as if it were complete.
+  const offline = client({ storage, policy: "cache-only" });
+  for (const text of ["limit=100", "sorting[fields.price]=DESC&limit=50"]) {
+    await assert.rejects(offline.collection("products", text), (e) => e.code === "not_cached", text);
+  }
+  await control("/__fixture/script", { responses: [{ kind: "disconnect" }] });
+  await assert.rejects(c.collection("products", "limit=100"), (e) => e.code !== undefined, "cache-first goes to the network, which is gone");
+  await control("/__fixture/reset", {});
+  // Once storage takes every page, the prefetch completes and answers as the service does.
+  const whole = client({ storage: new TestStorage(), policy: "cache-only" });
+  assert.deepEqual(await whole.prefetch({ collection: "products" }, { pageSize: 20 }), { loaded: 130, total: 130 });
+  const expected = await online("collections/products?limit=100");
+  const actual = await whole.collection("products", "limit=100");
+  assert.deepEqual({ data: actual.data, meta: actual.meta }, { data: expected.data, meta: expected.meta });
+});
+
+test("a body with a raw lone surrogate (an injected fetch's string) answers the same online and offline: U+FFFD (SPEC 4)", async () => {
+  // Escaped lone surrogates come back as JSON.parse reads them; a raw one cannot cross into the module.
+  const body = `{"data":[{"fields":{"s":"a\ud800b","t":"\\ud867"},"meta":{"id":"1","revision":1}}],"meta":{"total":1,"count":1}}`;
+  assert.equal(body.includes("\ud800"), true);
+  const fetch = async () => ({ status: 200, headers: { get: () => null }, text: async () => body });
+  const storage = new TestStorage();
+  const c = client({ storage, policy: "network-first" }, { fetch });
+  const online = await c.collection("things", "limit=5");
+  assert.equal(online.source, "network");
+  const offline = await client({ storage, policy: "cache-only" }).collection("things", "limit=5");
+  assert.equal(offline.source, "cache");
+  assert.deepEqual(online.data, offline.data);
+  assert.equal(online.data[0].fields.s, "a\ufffdb");
+  assert.equal(online.data[0].fields.t, "\ud867", "an escaped lone surrogate is kept");
+  // A body without one is the string JavaScript received.
+  const plain = await new sdk.Client({ baseUrl: base, repository: "demo", apiKey, fetch: async () => ({ status: 200, headers: { get: () => null }, text: async () => body.replace("\ud800", "\ufffd") }) }).collection("things");
+  assert.deepEqual(plain.data, online.data);
+});
+
 test("a recorded response is stored as its header and the text JavaScript holds, never decoded back out of the module", async () => {
   // 200 documents with long non-ASCII text: decoding a copy of it from wasm memory would show.
   const data = Array.from({ length: 200 }, (_, i) => ({ fields: { title: `Tïtle ${i} ✓`, body: "Lörem ïpsum ✓ ".repeat(40) }, meta: { id: `d${i}`, revision: 1 } }));

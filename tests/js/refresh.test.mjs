@@ -172,6 +172,54 @@ test("refresh needs a prefetched list", async () => {
   await assert.rejects(c.refresh({ document: "1" }), (e) => e.code === "invalid_argument");
 });
 
+test("an answer that arrived before invalidate() stays invalidated, however late storage lets it be recorded", async () => {
+  // Writes wait until released: the second answer arrives while the first one's write waits.
+  class HeldStorage extends SharedStorage {
+    constructor() {
+      super();
+      this.held = new Promise((release) => {
+        this.release = release;
+      });
+    }
+    async write(puts, deletes) {
+      await this.held;
+      return super.write(puts, deletes);
+    }
+  }
+  const storage = new HeldStorage();
+  let arrived;
+  const second = new Promise((resolve) => {
+    arrived = resolve;
+  });
+  const fetch = async (url, init) => {
+    const response = await globalThis.fetch(url, init);
+    const text = await response.text();
+    const limit = new URL(String(url)).searchParams.get("limit");
+    return {
+      status: response.status,
+      headers: response.headers,
+      text: async () => {
+        if (limit === "3") setTimeout(arrived, 0);
+        return text;
+      },
+    };
+  };
+  const c = new sdk.Client({ baseUrl: base, repository: "demo", apiKey, retries: 0, fetch, cache: { storage, policy: "cache-first" } });
+  await c.cache.ready();
+  const first = c.collection("authors", "limit=2");
+  const late = c.collection("authors", "limit=3");
+  await second; // its answer is in (a macrotask later); its record waits for the first write
+  c.cache.invalidate({ collection: "authors" });
+  storage.release();
+  assert.equal((await first).source, "network");
+  assert.equal((await late).source, "network");
+  const again = await c.collection("authors", "limit=3");
+  assert.equal(again.source, "network", "the answer arrived before the invalidation: it is not fresh");
+  const cached = await c.collection("authors", "limit=3");
+  assert.equal(cached.source, "cache", "the answer after the invalidation is");
+  assert.ok(Number.isInteger(cached.cachedAt) && cached.cachedAt <= Date.now(), String(cached.cachedAt));
+});
+
 test("invalidate sends the next call to the network under cache-first; cachedAt says how old an answer is", async () => {
   const storage = new SharedStorage();
   const c = client({ storage, policy: "cache-first" });
