@@ -1105,13 +1105,23 @@ fn a_flow_keeps_a_calls_outcome_between_steps() {
         Ok(None)
     );
     assert_eq!(flow.body.as_deref(), Some(body));
-    flow.answer(KEY, 5.0).unwrap();
+    flow.answer(KEY, 5.0, None).unwrap();
     assert_eq!(
         (flow.body.as_deref(), flow.at),
         (None, 5.0),
         "checked: taken"
     );
     assert_eq!(flow.response.as_ref().unwrap().body.as_str(), body);
+    assert!(flow.response.as_ref().unwrap().crossed_whole());
+    // With a cache, the answer is stamped as it arrives: after an
+    // invalidation in the same millisecond.
+    let mut cache = content_repo::cache::Cache::new("t");
+    cache.invalidate(None, 5.0);
+    let mut stamped = started(false);
+    stamped.body = Some(format!("{{\"data\":[],\"x\":\"{}\"}}", '\u{FFFD}'));
+    stamped.answer(KEY, 5.0, Some(&cache)).unwrap();
+    assert!(stamped.at > 5.0 && stamped.at < 5.01, "{}", stamped.at);
+    assert!(!stamped.response.as_ref().unwrap().crossed_whole());
 
     // No status, or no body: a network failure (not retried here), kept,
     // without the key.
@@ -1136,7 +1146,7 @@ fn a_flow_keeps_a_calls_outcome_between_steps() {
     let mut flow = started(true);
     flow.ended(200.0, None, Some("[]".into()), KEY, 0.0, 0.5)
         .unwrap();
-    let failed = flow.answer(KEY, 1.0);
+    let failed = flow.answer(KEY, 1.0, None);
     assert!(matches!(failed, Err(Error::Decode { .. })), "{failed:?}");
     assert_eq!(flow.failed, failed.err());
 
@@ -1161,8 +1171,8 @@ fn a_flow_keeps_a_calls_outcome_between_steps() {
         ..Flow::default()
     };
     sharer.adopt(&owner);
-    sharer.answer(KEY, 1.0).unwrap();
-    owner.answer(KEY, 1.0).unwrap();
+    sharer.answer(KEY, 1.0, None).unwrap();
+    owner.answer(KEY, 1.0, None).unwrap();
     assert_eq!(sharer.response, owner.response);
     let mut owner = started(false);
     let _ = owner.stopped(true);

@@ -79,6 +79,14 @@ impl Response {
         }
     }
 
+    /// Whether the body holds no U+FFFD: JavaScript's string of it is then
+    /// the same text. A lone surrogate of that string crosses into the
+    /// module as U+FFFD, and the answer must be what the cache keeps
+    /// (SPEC 4: the same online and offline).
+    pub fn crossed_whole(&self) -> bool {
+        !crate::json::has_replacement(&self.body)
+    }
+
     /// An answer of the cache.
     pub fn cached(answer: Answer, stale: bool) -> Self {
         Response {

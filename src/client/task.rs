@@ -20,6 +20,7 @@
 use super::pager::{Pager, Paging};
 use super::request::{Course, Request, Response};
 use crate::cache::refresh::Refresh;
+use crate::cache::Cache;
 use crate::error::{Error, Result};
 use crate::http::call::{Call, Ended, Next};
 use crate::num::u64_from_f64;
@@ -132,11 +133,13 @@ impl Flow {
         self.failed.clone_from(&owner.failed);
     }
 
-    /// Checks the body that came in at `now` as the request's answer.
-    pub fn answer(&mut self, secret: &str, now: f64) -> Result<()> {
+    /// Checks the body that came in at `now` as the request's answer,
+    /// stamped by `cache` ([`Cache::stamp`]) as it arrives: recording it may
+    /// wait for earlier writes, and it is as old as its arrival.
+    pub fn answer(&mut self, secret: &str, now: f64, cache: Option<&Cache>) -> Result<()> {
         let body = self.body.take().unwrap_or_default();
         let request = self.request.as_ref().ok_or(Error::Aborted)?;
-        self.at = now;
+        self.at = cache.map_or(now, |cache| cache.stamp(now));
         match request.answer(body, secret) {
             Ok(response) => self.response = Some(response),
             Err(error) => return Err(self.fail(error)),

@@ -161,20 +161,10 @@ impl Task {
     /// Checks the body that came in (`text`, JavaScript's string of it) as
     /// the request's answer.
     pub fn answer(&mut self, text: JsValue) -> Result<(), JsValue> {
-        let secret = self.shared.options.config.secret();
-        // Stamped as it arrives: recording it may wait for earlier writes.
-        let now = js_sys::Date::now();
-        let at = self
-            .shared
-            .cache
-            .as_ref()
-            .map_or(now, |cache| cache.state.borrow().stamp(now));
-        self.flow.answer(secret, at)?;
-        // JavaScript's string is the answer's only when it crossed whole: a
-        // lone surrogate crosses as U+FFFD, and the answer must then be the
-        // cache's (SPEC 4: the same online and offline).
-        let whole = |r: &&Response| !crate::json::has_replacement(&r.body);
-        let response = self.flow.response.as_ref().filter(whole);
+        let (secret, now) = (self.shared.options.config.secret(), js_sys::Date::now());
+        let cache = self.shared.cache.as_ref().map(|cache| cache.state.borrow());
+        self.flow.answer(secret, now, cache.as_deref())?;
+        let response = self.flow.response.as_ref().filter(|r| r.crossed_whole());
         self.held = response.map(|r| (r.body.clone(), text));
         Ok(())
     }
@@ -313,9 +303,8 @@ impl Task {
     /// Takes in the page fetched: `{ loaded, total }` for `onProgress`, or
     /// `undefined`.
     pub fn receive(&mut self) -> Result<JsValue, JsValue> {
-        let shared = self.shared.clone();
+        let (shared, now) = (self.shared.clone(), self.flow.at);
         let mut page = self.flow.response.take().ok_or(JsValue::UNDEFINED)?;
-        let now = self.flow.at;
         let machine = self.machine()?;
         let received = match &shared.cache {
             Some(cache) => machine.receive(Some(&mut cache.state.borrow_mut()), &mut page, now),
