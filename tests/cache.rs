@@ -235,7 +235,7 @@ fn projected_documents_cannot_answer_a_wider_selection_or_unselected_sort_keys()
 }
 
 #[test]
-fn a_lower_revision_never_replaces_a_higher_one_and_a_stale_response_changes_nothing() {
+fn a_lower_revision_never_replaces_a_higher_one_and_a_stale_response_answers_nothing_as_itself() {
     let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
     let newer = [doc(1, 5, "new", "2024-01-01T00:00:00.000Z")];
     let one = Endpoint::Document(format!("{:018}", 1));
@@ -249,7 +249,22 @@ fn a_lower_revision_never_replaces_a_higher_one_and_a_stale_response_changes_not
         &newer[0],
     );
     let before = storage.entries.clone();
-    // A late response with an older revision plans nothing at all.
+    // A late document with an older revision plans nothing at all.
+    let late_one = doc(1, 4, "late", "2024-01-01T00:00:00.000Z");
+    let change = cache
+        .plan_response(
+            Some("u2"),
+            &one,
+            &Query::new(),
+            Kind::Document,
+            Rc::new(late_one.to_string()),
+            2000.0,
+        )
+        .unwrap();
+    assert!(change.is_empty());
+    assert_eq!(storage.entries, before);
+    // A late list holding it: its other documents are recorded, the older
+    // one is not, and the list answers neither its URL nor as complete.
     let change = cache
         .plan_response(
             Some(URL),
@@ -260,11 +275,27 @@ fn a_lower_revision_never_replaces_a_higher_one_and_a_stale_response_changes_not
             2000.0,
         )
         .unwrap();
-    assert!(change.is_empty());
+    assert!(!change.is_empty());
+    storage.write(&change);
     cache.apply(change);
-    assert_eq!(storage.entries, before);
     let answer = body(&cache.answer_single("other", &one, &Query::new()).unwrap());
     assert_eq!(answer["fields"]["title"], "new");
+    let two = Endpoint::Document(format!("{:018}", 2));
+    let answer = body(&cache.answer_single("other", &two, &Query::new()).unwrap());
+    assert_eq!(answer["meta"]["revision"], 1);
+    let error = cache.answer_list(URL, &posts(), &Query::new()).unwrap_err();
+    assert_eq!(error.code(), "not_cached", "{error}");
+    assert!(cache.complete_lists().is_empty());
+    // The same after a reload.
+    let mut reloaded = storage.load("t2");
+    let answer = body(
+        &reloaded
+            .answer_single("other", &one, &Query::new())
+            .unwrap(),
+    );
+    assert_eq!(answer["fields"]["title"], "new");
+    assert!(reloaded.answer_single("other", &two, &Query::new()).is_ok());
+    assert!(reloaded.answer_list(URL, &posts(), &Query::new()).is_err());
 }
 
 #[test]
@@ -1212,4 +1243,47 @@ fn a_list_is_not_complete_when_a_page_of_it_was_not_written() {
     let answer = cache.answer_list("other", &posts(), &query).unwrap();
     assert_eq!(body(&answer)["data"].as_array().unwrap().len(), 3);
     assert_eq!(answer.fetched_at, 1000.0);
+}
+
+/// A refresh whose sweep lists a document it could not fetch: deleted since
+/// the sweep (a UTF-8 id), it is left out; one whose id cannot be asked for
+/// (not UTF-8) leaves the list as it was (`not_cached`), never thinner.
+#[test]
+fn a_refresh_lists_only_documents_it_holds() {
+    let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
+    record(
+        &mut cache,
+        &mut storage,
+        URL,
+        &posts(),
+        &Query::new(),
+        Kind::List,
+        &list(three(), 3),
+    );
+    assert_eq!(cache.complete_lists().len(), 1);
+    let held: Vec<content_repo::cache::Swept> = three()
+        .iter()
+        .map(|doc| {
+            (
+                doc["meta"]["id"].as_str().unwrap().as_bytes().to_vec(),
+                None,
+            )
+        })
+        .collect();
+    let mut swept = held.clone();
+    swept.push((b"gone".to_vec(), None));
+    let (change, counts) = cache
+        .plan_refresh(&posts(), &Query::new(), Change::default(), &swept, 2000.0)
+        .unwrap();
+    assert_eq!(counts, (0, 0, 3));
+    cache.apply(change);
+    let answer = body(&cache.answer_list("other", &posts(), &Query::new()).unwrap());
+    assert_eq!(answer["meta"]["total"], 3);
+    let mut swept = held;
+    swept.push((vec![b'a', 0xED, 0xA0, 0x80], None));
+    let error = cache
+        .plan_refresh(&posts(), &Query::new(), Change::default(), &swept, 3000.0)
+        .unwrap_err();
+    assert_eq!(error.code(), "not_cached", "{error}");
+    assert!(error.to_string().contains("not UTF-8"), "{error}");
 }

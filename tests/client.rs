@@ -324,6 +324,42 @@ proptest! {
         prop_assert_eq!(ids, expected);
     }
 
+    /// A prefetch from a service that lags behind the cache (a page holds a
+    /// document older than the cached one) still completes: the page's
+    /// other documents are recorded, the newer revision kept.
+    #[test]
+    fn a_prefetch_with_a_stale_page_completes_and_keeps_the_newer_revision(
+        count in 1usize..30,
+        limit in 1u32..9,
+        newer in any::<prop::sample::Index>(),
+    ) {
+        let service = Service::new(docs(count));
+        let newer = newer.index(count) + 1;
+        let mut cache = Cache::new("t");
+        let mut current = docs(count)[newer - 1].clone();
+        current["meta"]["revision"] = json!(2);
+        current["fields"]["title"] = json!("newer");
+        let one = Endpoint::Document(newer.to_string());
+        let at = cache.stamp(1.0);
+        let change = cache
+            .plan_response(None, &one, &Query::new(), content_repo::cache::Kind::Document, std::rc::Rc::new(current.to_string()), at)
+            .unwrap();
+        cache.apply(change);
+        let mut pager = Pager::new(ListCall::Prefetch, args(Query::new(), limit, 100));
+        let (result, _) = drive(&mut pager, &service, &mut cache, 5.0);
+        prop_assert_eq!(result.unwrap(), Done::Prefetched { loaded: count, total: count as u64 });
+        prop_assert_eq!(complete_lists(&cache).len(), 1);
+        let mut query = Query::new();
+        query.limit(1000).unwrap();
+        let endpoint = Endpoint::Collection("posts".into());
+        let url = config().url(&endpoint, Some(&query)).unwrap();
+        let answer: Value = serde_json::from_str(&cache.answer_list(&url, &endpoint, &query).unwrap().body).unwrap();
+        let data = answer["data"].as_array().unwrap();
+        prop_assert_eq!(data.len(), count);
+        let kept = data.iter().find(|doc| meta(doc, "id") == newer.to_string()).unwrap();
+        prop_assert_eq!(&kept["fields"]["title"], "newer");
+    }
+
     /// A prefetch where the write of one page failed fails with `storage`
     /// and leaves no complete list: the cache never answers the whole list
     /// thinner than the service (a page's documents missing).
@@ -1058,13 +1094,33 @@ fn a_response_is_checked_and_what_the_cache_records_is_counted() {
     let (change, ids) = request.plan_record(&mut cache, &response, 1.0).unwrap();
     assert_eq!(ids, Some(vec![b"1".to_vec()]));
     cache.apply(change);
-    // A stale copy records nothing, and says so.
+    // A stale copy of the list: its document is not written (the newer one
+    // stays), nor is the list answered by it (its time is not the answer's).
     let stale = r#"{"data":[{"meta":{"id":"1","revision":1}}]}"#;
     let response = request.answer(stale.into(), KEY).unwrap();
-    assert_eq!(
-        request.plan_record(&mut cache, &response, 2.0).unwrap().1,
-        None
+    let (change, ids) = request.plan_record(&mut cache, &response, 2.0).unwrap();
+    assert!(
+        change.is_empty() && ids.is_none(),
+        "nothing of it would be written"
     );
+    let stale = r#"{"data":[{"meta":{"id":"1","revision":1}},{"meta":{"id":"2","revision":1}}]}"#;
+    let response = request.answer(stale.into(), KEY).unwrap();
+    let (change, ids) = request.plan_record(&mut cache, &response, 2.0).unwrap();
+    assert_eq!(ids, Some(vec![b"1".to_vec(), b"2".to_vec()]));
+    cache.apply(change);
+    // A stale copy of one document records nothing.
+    let one = Request::new(
+        &config(),
+        Endpoint::Document("1".into()),
+        Query::new(),
+        Expect::Document,
+    )
+    .unwrap();
+    let response = one
+        .answer(r#"{"meta":{"id":"1","revision":1}}"#.into(), KEY)
+        .unwrap();
+    let (change, ids) = one.plan_record(&mut cache, &response, 2.0).unwrap();
+    assert!(change.is_empty() && ids.unwrap_or_default().is_empty());
     // What the cache answers, and how fresh it is.
     let (cached, found) = request.lookup(&mut cache, 11.0, Some(5.0));
     assert_eq!(cached, Cached::Old { age_ms: 10.0 });
@@ -1232,4 +1288,54 @@ fn a_flow_keeps_a_calls_outcome_between_steps() {
             message: None
         })
     );
+}
+
+/// A document listed by the sweep but deleted before the refresh asked for
+/// it by id is not listed: the refreshed list holds what it answers, as the
+/// service now does (never a total above its documents).
+#[test]
+fn a_document_deleted_between_the_sweep_and_its_fetch_is_not_listed() {
+    let mut service = Service::new(docs(5));
+    let mut cache = Cache::new("t");
+    let mut prefetch = Pager::new(ListCall::Prefetch, args(Query::new(), 10, 100));
+    drive(&mut prefetch, &service, &mut cache, 10.0).0.unwrap();
+    // New, with an `updatedAt` before the newest cached one: found by the
+    // sweep, then fetched by id.
+    let mut added = docs(1).remove(0);
+    added["meta"]["id"] = json!("900");
+    added["meta"]["updatedAt"] = json!("2024-01-01T00:00:00.000Z");
+    service.docs.push(added);
+    let (endpoint, query) = complete_lists(&cache)[0].clone();
+    let mut refresh = Refresh::start(&cache, endpoint, query).unwrap();
+    let (config, mut by_id) = (config(), 0);
+    let done = loop {
+        match refresh.step(&config).unwrap() {
+            Step::Fetch { request, .. } => {
+                if request.url.contains("meta.id") {
+                    by_id += 1;
+                    service.docs.retain(|doc| meta(doc, "id") != "900");
+                }
+                let mut page = request.answer(service.get(&request.url), KEY).unwrap();
+                let at = cache.stamp(20.0);
+                refresh.receive(Some(&mut cache), &mut page, at).unwrap();
+            }
+            Step::Write => {
+                let change = refresh.write(&cache).unwrap();
+                cache.apply(change);
+            }
+            Step::Done(done) => break done,
+        }
+    };
+    assert_eq!(by_id, 1, "the new document was asked for by id");
+    assert_eq!(
+        done,
+        Done::Refreshed {
+            changed: 0,
+            deleted: 0,
+            total: 5
+        }
+    );
+    let keys = list_keys(&mut cache);
+    assert_eq!(keys.len(), 5);
+    assert!(!keys.contains_key("900"));
 }

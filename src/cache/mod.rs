@@ -495,7 +495,11 @@ impl Cache {
     /// [`crate::http::response::check`] checks a response: its documents
     /// are read without checking them again), received at `now`: the time
     /// [`Cache::stamp`] gave when it arrived. A stale response (holding a
-    /// document older than the cached one) plans nothing.
+    /// document older than the cached one) never answers its URL nor makes
+    /// a list complete: a stale document plans nothing, a stale list only
+    /// its documents, each under the write rule (the older ones are not
+    /// written; nothing when none is), so a page of a prefetch from a
+    /// lagging service still records the rest.
     pub fn plan_response(
         &mut self,
         url: Option<&str>,
@@ -507,18 +511,21 @@ impl Cache {
     ) -> Result<Change> {
         let variant = variant_key(query);
         let selection = query.selection().cloned().filter(|s| *s != Selection::All);
+        let mut stale = false;
         let batch = match kind {
             Kind::Other => None,
             Kind::List | Kind::Document => {
                 let store = self.store(&variant);
                 let fetched_with = selection.clone().map(Rc::new);
                 let batch = store.prepare(&text, fetched_with.as_ref(), now, true)?;
-                if store.is_stale(&batch) {
+                stale = store.is_stale(&batch);
+                if stale && (kind == Kind::Document || !store.writes_any(&batch)) {
                     return Ok(Change::default());
                 }
                 Some(batch)
             }
         };
+        let url = url.filter(|_| !stale);
         let (key, seq) = self.segment_key();
         let segment = Segment {
             url: url.unwrap_or_default().to_owned(),
@@ -538,7 +545,7 @@ impl Cache {
                 text: Rc::clone(&segment.text),
             },
         ));
-        if let (Kind::List, Some(batch)) = (kind, &batch) {
+        if let (Kind::List, Some(batch), false) = (kind, &batch, stale) {
             // One response that holds the whole list makes it complete.
             if query.get_offset().unwrap_or(0) == 0
                 && batch.total() == Some(batch.len() as u64)
@@ -1141,7 +1148,24 @@ impl Cache {
             .filter(|id| !listed.contains(id.as_ref()))
             .cloned()
             .collect();
-        let ids: Vec<Vec<u8>> = swept.iter().map(|(id, _)| id.clone()).collect();
+        // A listed document neither held nor fetched was asked for by id and
+        // not returned: deleted since the sweep, it is not listed. One whose
+        // id cannot be asked for (not UTF-8: a lone surrogate) leaves the
+        // list as it was, never thinner than the service's.
+        let fetched_ids = changes.ids();
+        let fetched: Set<&[u8]> = fetched_ids.iter().map(Vec::as_slice).collect();
+        let mut ids: Vec<Vec<u8>> = Vec::with_capacity(swept.len());
+        for (id, _) in swept {
+            if store.is_some_and(|store| store.contains(id)) || fetched.contains(id.as_slice()) {
+                ids.push(id.clone());
+            } else if std::str::from_utf8(id).is_err() {
+                return Err(not_cached(format!(
+                    "the list `{}` holds a document whose id is not UTF-8 and cannot be fetched \
+                     by id: it was not refreshed (prefetch it again)",
+                    key.1
+                )));
+            }
+        }
         let total = ids.len();
         Self::plan_list(&mut changes, &key.0, &key.1, ids, now);
         if !deleted.is_empty() {

@@ -341,13 +341,14 @@ async function resolve(io, task, signal) {
 
 /**
  * Drives the task's paging machine (pages, all, prefetch, refresh) to its answer. A failure
- * part way settles once the writes of the pages before it are done (none goes on after it).
+ * part way settles once the writes queued before it (its pages') are done; an abort or a
+ * timeout does not wait for them.
  */
 async function drive(io, task, signal, progress) {
   try {
     return await steps(io, task, signal, progress);
   } catch (error) {
-    await io.tail;
+    if (error?.code !== "aborted" && error?.code !== "timeout") await io.tail;
     throw error;
   }
 }

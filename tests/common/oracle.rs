@@ -1367,7 +1367,7 @@ pub fn cache_check(
         }
     }
     // A stale response (a lower revision of a document recorded above with
-    // its revision) is recorded not at all.
+    // its revision) that holds nothing else is recorded not at all.
     let revisions = Selection::covers_key(first.selection(), "meta", "revision");
     let stale = ids
         .iter()
