@@ -1287,3 +1287,75 @@ fn a_refresh_lists_only_documents_it_holds() {
     assert_eq!(error.code(), "not_cached", "{error}");
     assert!(error.to_string().contains("not UTF-8"), "{error}");
 }
+
+/// A document a refresh deleted and the service lists again is no longer
+/// deleted: a reload keeps it and the list it completes, as memory does.
+#[test]
+fn a_deleted_document_listed_again_survives_a_reload() {
+    let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
+    record(
+        &mut cache,
+        &mut storage,
+        URL,
+        &posts(),
+        &Query::new(),
+        Kind::List,
+        &list(three(), 3),
+    );
+    let id = |doc: &Value| doc["meta"]["id"].as_str().unwrap().as_bytes().to_vec();
+    let two: Vec<content_repo::cache::Swept> =
+        three()[..2].iter().map(|doc| (id(doc), None)).collect();
+    let (change, counts) = cache
+        .plan_refresh(&posts(), &Query::new(), Change::default(), &two, 2000.0)
+        .unwrap();
+    assert_eq!(counts, (0, 1, 2));
+    storage.write(&change);
+    cache.apply(change);
+    assert_eq!(
+        storage
+            .load("r1")
+            .answer_list("other", &posts(), &Query::new())
+            .map(|a| body(&a)["meta"]["total"].clone())
+            .unwrap(),
+        2
+    );
+    // Listed again, whole: complete with three documents, in memory and after a reload.
+    record(
+        &mut cache,
+        &mut storage,
+        "u2",
+        &posts(),
+        &Query::new(),
+        Kind::List,
+        &list(three(), 3),
+    );
+    let total = |cache: &mut Cache| {
+        let answer = body(&cache.answer_list("other", &posts(), &Query::new()).unwrap());
+        (
+            answer["meta"]["total"].clone(),
+            answer["data"].as_array().unwrap().len(),
+        )
+    };
+    assert_eq!(total(&mut cache), (json!(3), 3));
+    assert_eq!(total(&mut storage.load("r2")), (json!(3), 3));
+    // And a refresh listing it again does the same.
+    let all: Vec<content_repo::cache::Swept> = three().iter().map(|doc| (id(doc), None)).collect();
+    let (change, _) = cache
+        .plan_refresh(&posts(), &Query::new(), Change::default(), &two, 3000.0)
+        .unwrap();
+    storage.write(&change);
+    cache.apply(change);
+    // (The refresh fetches it by id.)
+    let third = Rc::new(list(three()[2..].to_vec(), 3).to_string());
+    let fetched = cache
+        .plan_response(None, &posts(), &Query::new(), Kind::List, third, 3500.0)
+        .unwrap();
+    let (change, counts) = cache
+        .plan_refresh(&posts(), &Query::new(), fetched, &all, 4000.0)
+        .unwrap();
+    assert_eq!(counts, (1, 0, 3));
+    storage.write(&change);
+    cache.apply(change);
+    assert_eq!(total(&mut cache), (json!(3), 3));
+    assert_eq!(total(&mut storage.load("r3")), (json!(3), 3));
+}

@@ -525,6 +525,8 @@ impl Cache {
                 Some(batch)
             }
         };
+        // A refresh's pages (no URL) are listed by its end (plan_refresh).
+        let revives = url.is_some();
         let url = url.filter(|_| !stale);
         let (key, seq) = self.segment_key();
         let segment = Segment {
@@ -569,8 +571,42 @@ impl Cache {
                     .ids()
                     .any(|id| store.is_some_and(|store| store.contains(id)))
             });
+        if let (Some(batch), true) = (&batch, revives) {
+            let ids: Vec<&[u8]> = batch.ids().collect();
+            self.plan_tombstones(&mut change, &variant, &ids, &[]);
+        }
         change.segments.push((key, segment, batch));
         Ok(change)
+    }
+
+    /// Plans the deleted documents of `variant` after `listed` came again
+    /// (a document deleted by a refresh and listed since is no longer
+    /// deleted: a reload would remove it, and drop its lists) and `deleted`
+    /// left a list; nothing when that changes none.
+    fn plan_tombstones(
+        &self,
+        change: &mut Change,
+        variant: &str,
+        listed: &[&[u8]],
+        deleted: &[Swept],
+    ) {
+        let dead = self.tombstones.get(variant);
+        let revived = dead.is_some_and(|dead| listed.iter().any(|id| dead.contains_key(*id)));
+        if !revived && deleted.is_empty() {
+            return;
+        }
+        let mut tombstones = dead.cloned().unwrap_or_default();
+        for id in listed {
+            tombstones.remove(*id);
+        }
+        for (id, revision) in deleted {
+            tombstones.insert(id.clone(), revision.clone());
+        }
+        let key = format!("t:{variant}");
+        change
+            .puts
+            .push((key, Put::Text(write_tombstones(&tombstones))));
+        change.tombstones.push((variant.to_owned(), tombstones));
     }
 
     fn plan_list(change: &mut Change, variant: &str, endpoint: &str, ids: Vec<Vec<u8>>, now: f64) {
@@ -1167,21 +1203,17 @@ impl Cache {
             }
         }
         let total = ids.len();
+        let dead: Vec<Swept> = deleted
+            .iter()
+            .map(|id| {
+                let revision = store.and_then(|store| store.revision_of(id)).flatten();
+                (id.to_vec(), revision.map(Box::from))
+            })
+            .collect();
+        let listed: Vec<&[u8]> = ids.iter().map(Vec::as_slice).collect();
+        self.plan_tombstones(&mut changes, &key.0, &listed, &dead);
         Self::plan_list(&mut changes, &key.0, &key.1, ids, now);
         if !deleted.is_empty() {
-            let mut tombstones = self.tombstones.get(&key.0).cloned().unwrap_or_default();
-            for id in &deleted {
-                let revision = store
-                    .and_then(|store| store.revision_of(id))
-                    .flatten()
-                    .map(Box::from);
-                tombstones.insert(id.to_vec(), revision);
-            }
-            changes.puts.push((
-                format!("t:{}", key.0),
-                Put::Text(write_tombstones(&tombstones)),
-            ));
-            changes.tombstones.push((key.0.clone(), tombstones));
             changes.removed.push((key.0.clone(), deleted.clone()));
         }
         Ok((changes, (changed, deleted.len(), total)))

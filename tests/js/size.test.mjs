@@ -30,14 +30,17 @@ import { entrySizes, importsOf, moduleGraph } from "../../scripts/size.mjs";
  * work added 0.7 KB; 158.0 KiB, 161,813 bytes, once the browser
  * JavaScript was minified with its local names (-1.9 KB; a source map
  * keeps them for developer tools) and numbers ordered exactly at any
- * exponent (+0.3 KB); 158.8 KiB, 162,588 bytes, with the next round's
+ * exponent (+0.3 KB); 159.2 KiB, 163,071 bytes, with the next round's
  * cache fixes (answers stamped as they arrive, a prefetch with a page not
  * written left incomplete, a stale page recorded document by document, a
  * refresh listing only what it holds, JavaScript's string of an answer used
- * only when it crossed whole: +0.8 KB). This budget is what it measured, rounded up
- * to the next KiB.
+ * only when it crossed whole, a deleted document listed again no longer
+ * deleted: +1.3 KB), for which the budget was raised deliberately from 159
+ * to 160 KiB (the last of them, 0.5 KB: a document unpublished and
+ * published again dropped its lists at the next reload). This budget is
+ * what it measured, rounded up to the next KiB.
  */
-const BUDGET_GZIP_BYTES = 159 * 1024;
+const BUDGET_GZIP_BYTES = 160 * 1024;
 
 const pkg = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "pkg");
 
