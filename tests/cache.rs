@@ -235,7 +235,7 @@ fn projected_documents_cannot_answer_a_wider_selection_or_unselected_sort_keys()
 }
 
 #[test]
-fn a_lower_revision_never_replaces_a_higher_one_and_a_stale_response_answers_nothing_as_itself() {
+fn a_lower_revision_never_replaces_a_higher_one_and_a_stale_response_changes_nothing() {
     let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
     let newer = [doc(1, 5, "new", "2024-01-01T00:00:00.000Z")];
     let one = Endpoint::Document(format!("{:018}", 1));
@@ -249,22 +249,9 @@ fn a_lower_revision_never_replaces_a_higher_one_and_a_stale_response_answers_not
         &newer[0],
     );
     let before = storage.entries.clone();
-    // A late document with an older revision plans nothing at all.
-    let late_one = doc(1, 4, "late", "2024-01-01T00:00:00.000Z");
-    let change = cache
-        .plan_response(
-            Some("u2"),
-            &one,
-            &Query::new(),
-            Kind::Document,
-            Rc::new(late_one.to_string()),
-            2000.0,
-        )
-        .unwrap();
-    assert!(change.is_empty());
-    assert_eq!(storage.entries, before);
-    // A late list holding it: its other documents are recorded, the older
-    // one is not, and the list answers neither its URL nor as complete.
+    // A late response with an older revision plans nothing at all, not
+    // even its other documents: its text would bring the older one back
+    // at a reload once the newer one is evicted.
     let change = cache
         .plan_response(
             Some(URL),
@@ -275,27 +262,13 @@ fn a_lower_revision_never_replaces_a_higher_one_and_a_stale_response_answers_not
             2000.0,
         )
         .unwrap();
-    assert!(!change.is_empty());
-    storage.write(&change);
+    assert!(change.is_empty());
     cache.apply(change);
+    assert_eq!(storage.entries, before);
     let answer = body(&cache.answer_single("other", &one, &Query::new()).unwrap());
     assert_eq!(answer["fields"]["title"], "new");
     let two = Endpoint::Document(format!("{:018}", 2));
-    let answer = body(&cache.answer_single("other", &two, &Query::new()).unwrap());
-    assert_eq!(answer["meta"]["revision"], 1);
-    let error = cache.answer_list(URL, &posts(), &Query::new()).unwrap_err();
-    assert_eq!(error.code(), "not_cached", "{error}");
-    assert!(cache.complete_lists().is_empty());
-    // The same after a reload.
-    let mut reloaded = storage.load("t2");
-    let answer = body(
-        &reloaded
-            .answer_single("other", &one, &Query::new())
-            .unwrap(),
-    );
-    assert_eq!(answer["fields"]["title"], "new");
-    assert!(reloaded.answer_single("other", &two, &Query::new()).is_ok());
-    assert!(reloaded.answer_list(URL, &posts(), &Query::new()).is_err());
+    assert!(cache.answer_single("other", &two, &Query::new()).is_err());
 }
 
 #[test]
@@ -1245,11 +1218,11 @@ fn a_list_is_not_complete_when_a_page_of_it_was_not_written() {
     assert_eq!(answer.fetched_at, 1000.0);
 }
 
-/// A refresh whose sweep lists a document it could not fetch: deleted since
-/// the sweep (a UTF-8 id), it is left out; one whose id cannot be asked for
-/// (not UTF-8) leaves the list as it was (`not_cached`), never thinner.
+/// A refresh whose sweep lists a document it neither holds nor fetched
+/// (deleted or changed while it ran, stale, or with an id that cannot be
+/// asked for) leaves the list as it was (`not_cached`): never thinner.
 #[test]
-fn a_refresh_lists_only_documents_it_holds() {
+fn a_refresh_that_could_not_record_a_listed_document_leaves_the_list_as_it_was() {
     let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
     record(
         &mut cache,
@@ -1270,22 +1243,130 @@ fn a_refresh_lists_only_documents_it_holds() {
             )
         })
         .collect();
-    let mut swept = held.clone();
-    swept.push((b"gone".to_vec(), None));
+    for extra in [b"gone".to_vec(), vec![b'a', 0xED, 0xA0, 0x80]] {
+        let mut swept = held.clone();
+        swept.push((extra, None));
+        let error = cache
+            .plan_refresh(&posts(), &Query::new(), Change::default(), &swept, 2000.0)
+            .unwrap_err();
+        assert_eq!(error.code(), "not_cached", "{error}");
+        assert!(error.to_string().contains("1 documents"), "{error}");
+    }
+    let answer = body(&cache.answer_list("other", &posts(), &Query::new()).unwrap());
+    assert_eq!(answer["meta"]["total"], 3);
+    // What it holds, it lists.
     let (change, counts) = cache
-        .plan_refresh(&posts(), &Query::new(), Change::default(), &swept, 2000.0)
+        .plan_refresh(&posts(), &Query::new(), Change::default(), &held, 3000.0)
         .unwrap();
     assert_eq!(counts, (0, 0, 3));
     cache.apply(change);
-    let answer = body(&cache.answer_list("other", &posts(), &Query::new()).unwrap());
-    assert_eq!(answer["meta"]["total"], 3);
-    let mut swept = held;
-    swept.push((vec![b'a', 0xED, 0xA0, 0x80], None));
-    let error = cache
-        .plan_refresh(&posts(), &Query::new(), Change::default(), &swept, 3000.0)
-        .unwrap_err();
-    assert_eq!(error.code(), "not_cached", "{error}");
-    assert!(error.to_string().contains("not UTF-8"), "{error}");
+}
+
+/// A document a refresh deleted from one list but another list of the
+/// variant still holds stays, in memory and after a reload (where both lists
+/// stay complete).
+#[test]
+fn a_document_deleted_from_one_list_stays_in_another_after_a_reload() {
+    let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
+    let featured = Endpoint::Collection("featured".into());
+    record(
+        &mut cache,
+        &mut storage,
+        URL,
+        &posts(),
+        &Query::new(),
+        Kind::List,
+        &list(three(), 3),
+    );
+    record(
+        &mut cache,
+        &mut storage,
+        "uf",
+        &featured,
+        &Query::new(),
+        Kind::List,
+        &list(three()[2..].to_vec(), 1),
+    );
+    assert_eq!(cache.complete_lists().len(), 2);
+    let two: Vec<content_repo::cache::Swept> = three()[..2]
+        .iter()
+        .map(|doc| {
+            (
+                doc["meta"]["id"].as_str().unwrap().as_bytes().to_vec(),
+                None,
+            )
+        })
+        .collect();
+    let (change, counts) = cache
+        .plan_refresh(&posts(), &Query::new(), Change::default(), &two, 2000.0)
+        .unwrap();
+    assert_eq!(counts, (0, 1, 2));
+    storage.write(&change);
+    cache.apply(change);
+    for cache in [&mut cache, &mut storage.load("r")] {
+        assert_eq!(cache.complete_lists().len(), 2);
+        let answer = body(
+            &cache
+                .answer_list("other", &featured, &Query::new())
+                .unwrap(),
+        );
+        assert_eq!(answer["data"].as_array().unwrap().len(), 1);
+        let answer = body(&cache.answer_list("other", &posts(), &Query::new()).unwrap());
+        assert_eq!(answer["data"].as_array().unwrap().len(), 2);
+    }
+}
+
+/// After a reload, responses that answer no URL (a refresh's pages) are
+/// collected once no document uses them, as before the reload.
+#[test]
+fn pages_without_a_url_are_collected_after_a_reload_too() {
+    let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
+    let page = |revision: u64| {
+        let docs: Vec<Value> = (1..=3)
+            .map(|id| doc(id, revision, "t", "2024-01-01T00:00:00.000Z"))
+            .collect();
+        Rc::new(list(docs, 9).to_string())
+    };
+    for revision in [1, 2] {
+        let at = cache.stamp(1000.0);
+        let change = cache
+            .plan_response(
+                None,
+                &posts(),
+                &Query::new(),
+                Kind::List,
+                page(revision),
+                at,
+            )
+            .unwrap();
+        storage.write(&change);
+        cache.apply(change);
+        let collect = cache.plan_collect();
+        storage.write(&collect);
+        cache.apply(collect);
+    }
+    let segments = |storage: &Storage| {
+        storage
+            .entries
+            .keys()
+            .filter(|k| k.starts_with("s:"))
+            .count()
+    };
+    assert_eq!(segments(&storage), 1, "the first page's text was collected");
+    let mut reloaded = storage.load("r");
+    let change = reloaded
+        .plan_response(None, &posts(), &Query::new(), Kind::List, page(3), 2000.0)
+        .unwrap();
+    storage.write(&change);
+    reloaded.apply(change);
+    let collect = reloaded.plan_collect();
+    storage.write(&collect);
+    reloaded.apply(collect);
+    assert_eq!(
+        segments(&storage),
+        1,
+        "the second page's text was collected after the reload"
+    );
 }
 
 /// A document a refresh deleted and the service lists again is no longer

@@ -325,10 +325,11 @@ proptest! {
     }
 
     /// A prefetch from a service that lags behind the cache (a page holds a
-    /// document older than the cached one) still completes: the page's
-    /// other documents are recorded, the newer revision kept.
+    /// document older than the cached one: the page is not recorded) fails
+    /// with `not_cached` and leaves no complete list, the newer revision
+    /// kept: never a list thinner than the service's.
     #[test]
-    fn a_prefetch_with_a_stale_page_completes_and_keeps_the_newer_revision(
+    fn a_prefetch_with_a_stale_page_leaves_no_complete_list(
         count in 1usize..30,
         limit in 1u32..9,
         newer in any::<prop::sample::Index>(),
@@ -346,17 +347,13 @@ proptest! {
             .unwrap();
         cache.apply(change);
         let mut pager = Pager::new(ListCall::Prefetch, args(Query::new(), limit, 100));
-        let (result, _) = drive(&mut pager, &service, &mut cache, 5.0);
-        prop_assert_eq!(result.unwrap(), Done::Prefetched { loaded: count, total: count as u64 });
-        prop_assert_eq!(complete_lists(&cache).len(), 1);
-        let mut query = Query::new();
-        query.limit(1000).unwrap();
-        let endpoint = Endpoint::Collection("posts".into());
-        let url = config().url(&endpoint, Some(&query)).unwrap();
-        let answer: Value = serde_json::from_str(&cache.answer_list(&url, &endpoint, &query).unwrap().body).unwrap();
-        let data = answer["data"].as_array().unwrap();
-        prop_assert_eq!(data.len(), count);
-        let kept = data.iter().find(|doc| meta(doc, "id") == newer.to_string()).unwrap();
+        let (result, trace) = drive(&mut pager, &service, &mut cache, 5.0);
+        prop_assert_eq!(trace.urls.len(), count.div_ceil(limit as usize));
+        let error = result.unwrap_err();
+        prop_assert_eq!(error.code(), "not_cached", "{}", error);
+        prop_assert!(error.to_string().contains("older than the cached one"), "{}", error);
+        prop_assert!(complete_lists(&cache).is_empty());
+        let kept: Value = serde_json::from_str(&cache.answer_single("x", &one, &Query::new()).unwrap().body).unwrap();
         prop_assert_eq!(&kept["fields"]["title"], "newer");
     }
 
@@ -1094,20 +1091,14 @@ fn a_response_is_checked_and_what_the_cache_records_is_counted() {
     let (change, ids) = request.plan_record(&mut cache, &response, 1.0).unwrap();
     assert_eq!(ids, Some(vec![b"1".to_vec()]));
     cache.apply(change);
-    // A stale copy of the list: its document is not written (the newer one
-    // stays), nor is the list answered by it (its time is not the answer's).
-    let stale = r#"{"data":[{"meta":{"id":"1","revision":1}}]}"#;
+    // A stale copy of the list records nothing (not even its other document).
+    let stale = r#"{"data":[{"meta":{"id":"1","revision":1}},{"meta":{"id":"2","revision":1}}]}"#;
     let response = request.answer(stale.into(), KEY).unwrap();
     let (change, ids) = request.plan_record(&mut cache, &response, 2.0).unwrap();
     assert!(
         change.is_empty() && ids.is_none(),
-        "nothing of it would be written"
+        "nothing of it is recorded"
     );
-    let stale = r#"{"data":[{"meta":{"id":"1","revision":1}},{"meta":{"id":"2","revision":1}}]}"#;
-    let response = request.answer(stale.into(), KEY).unwrap();
-    let (change, ids) = request.plan_record(&mut cache, &response, 2.0).unwrap();
-    assert_eq!(ids, Some(vec![b"1".to_vec(), b"2".to_vec()]));
-    cache.apply(change);
     // A stale copy of one document records nothing.
     let one = Request::new(
         &config(),
@@ -1291,10 +1282,11 @@ fn a_flow_keeps_a_calls_outcome_between_steps() {
 }
 
 /// A document listed by the sweep but deleted before the refresh asked for
-/// it by id is not listed: the refreshed list holds what it answers, as the
-/// service now does (never a total above its documents).
+/// it by id makes the refresh fail (`not_cached`) and leaves the list as it
+/// was (never a total above its documents); the next refresh, which no
+/// longer sees it, succeeds.
 #[test]
-fn a_document_deleted_between_the_sweep_and_its_fetch_is_not_listed() {
+fn a_document_deleted_between_the_sweep_and_its_fetch_fails_the_refresh() {
     let mut service = Service::new(docs(5));
     let mut cache = Cache::new("t");
     let mut prefetch = Pager::new(ListCall::Prefetch, args(Query::new(), 10, 100));
@@ -1306,9 +1298,9 @@ fn a_document_deleted_between_the_sweep_and_its_fetch_is_not_listed() {
     added["meta"]["updatedAt"] = json!("2024-01-01T00:00:00.000Z");
     service.docs.push(added);
     let (endpoint, query) = complete_lists(&cache)[0].clone();
-    let mut refresh = Refresh::start(&cache, endpoint, query).unwrap();
+    let mut refresh = Refresh::start(&cache, endpoint.clone(), query.clone()).unwrap();
     let (config, mut by_id) = (config(), 0);
-    let done = loop {
+    let failed = loop {
         match refresh.step(&config).unwrap() {
             Step::Fetch { request, .. } => {
                 if request.url.contains("meta.id") {
@@ -1319,23 +1311,21 @@ fn a_document_deleted_between_the_sweep_and_its_fetch_is_not_listed() {
                 let at = cache.stamp(20.0);
                 refresh.receive(Some(&mut cache), &mut page, at).unwrap();
             }
-            Step::Write => {
-                let change = refresh.write(&cache).unwrap();
-                cache.apply(change);
-            }
-            Step::Done(done) => break done,
+            Step::Write => break refresh.write(&cache).unwrap_err(),
+            Step::Done(done) => panic!("the refresh ended: {done:?}"),
         }
     };
     assert_eq!(by_id, 1, "the new document was asked for by id");
+    assert_eq!(failed.code(), "not_cached", "{failed}");
+    assert_eq!(list_keys(&mut cache).len(), 5);
+    let mut refresh = Refresh::start(&cache, endpoint, query).unwrap();
+    let (done, _) = drive(&mut refresh, &service, &mut cache, 30.0);
     assert_eq!(
-        done,
+        done.unwrap(),
         Done::Refreshed {
             changed: 0,
             deleted: 0,
             total: 5
         }
     );
-    let keys = list_keys(&mut cache);
-    assert_eq!(keys.len(), 5);
-    assert!(!keys.contains_key("900"));
 }

@@ -495,11 +495,9 @@ impl Cache {
     /// [`crate::http::response::check`] checks a response: its documents
     /// are read without checking them again), received at `now`: the time
     /// [`Cache::stamp`] gave when it arrived. A stale response (holding a
-    /// document older than the cached one) never answers its URL nor makes
-    /// a list complete: a stale document plans nothing, a stale list only
-    /// its documents, each under the write rule (the older ones are not
-    /// written; nothing when none is), so a page of a prefetch from a
-    /// lagging service still records the rest.
+    /// document older than the cached one) plans nothing: its text would
+    /// bring the older document back at a reload once the newer one is
+    /// evicted.
     pub fn plan_response(
         &mut self,
         url: Option<&str>,
@@ -511,15 +509,13 @@ impl Cache {
     ) -> Result<Change> {
         let variant = variant_key(query);
         let selection = query.selection().cloned().filter(|s| *s != Selection::All);
-        let mut stale = false;
         let batch = match kind {
             Kind::Other => None,
             Kind::List | Kind::Document => {
                 let store = self.store(&variant);
                 let fetched_with = selection.clone().map(Rc::new);
                 let batch = store.prepare(&text, fetched_with.as_ref(), now, true)?;
-                stale = store.is_stale(&batch);
-                if stale && (kind == Kind::Document || !store.writes_any(&batch)) {
+                if store.is_stale(&batch) {
                     return Ok(Change::default());
                 }
                 Some(batch)
@@ -527,7 +523,6 @@ impl Cache {
         };
         // A refresh's pages (no URL) are listed by its end (plan_refresh).
         let revives = url.is_some();
-        let url = url.filter(|_| !stale);
         let (key, seq) = self.segment_key();
         let segment = Segment {
             url: url.unwrap_or_default().to_owned(),
@@ -547,7 +542,7 @@ impl Cache {
                 text: Rc::clone(&segment.text),
             },
         ));
-        if let (Kind::List, Some(batch), false) = (kind, &batch, stale) {
+        if let (Kind::List, Some(batch)) = (kind, &batch) {
             // One response that holds the whole list makes it complete.
             if query.get_offset().unwrap_or(0) == 0
                 && batch.total() == Some(batch.len() as u64)
@@ -979,8 +974,11 @@ impl Cache {
             }
             self.next = self.next.max(segment.seq);
             self.bytes += segment.text.len();
-            // A later segment of the same URL replaces an earlier one.
-            self.urls.insert(segment.url.clone(), key.clone());
+            // A later segment of the same URL replaces an earlier one (a
+            // refresh's pages answer no URL).
+            if !segment.url.is_empty() {
+                self.urls.insert(segment.url.clone(), key.clone());
+            }
             self.segments.insert(key, segment);
         }
         // Deleted documents stay deleted, unless a higher revision came.
@@ -1184,27 +1182,38 @@ impl Cache {
             .filter(|id| !listed.contains(id.as_ref()))
             .cloned()
             .collect();
-        // A listed document neither held nor fetched was asked for by id and
-        // not returned: deleted since the sweep, it is not listed. One whose
-        // id cannot be asked for (not UTF-8: a lone surrogate) leaves the
-        // list as it was, never thinner than the service's.
+        // A listed document neither held nor fetched (deleted or changed again
+        // while the refresh ran, in a page older than the cache, or with an
+        // id that cannot be asked for: not UTF-8) leaves the list as it was:
+        // never thinner than the service's.
         let fetched_ids = changes.ids();
         let fetched: Set<&[u8]> = fetched_ids.iter().map(Vec::as_slice).collect();
-        let mut ids: Vec<Vec<u8>> = Vec::with_capacity(swept.len());
-        for (id, _) in swept {
-            if store.is_some_and(|store| store.contains(id)) || fetched.contains(id.as_slice()) {
-                ids.push(id.clone());
-            } else if std::str::from_utf8(id).is_err() {
-                return Err(not_cached(format!(
-                    "the list `{}` holds a document whose id is not UTF-8 and cannot be fetched \
-                     by id: it was not refreshed (prefetch it again)",
-                    key.1
-                )));
+        let held =
+            |id: &[u8]| store.is_some_and(|store| store.contains(id)) || fetched.contains(id);
+        let missing = swept.iter().filter(|(id, _)| !held(id)).count();
+        if missing > 0 {
+            return Err(not_cached(format!(
+                "{missing} documents the service listed in `{}` could not be recorded (deleted \
+                 or changed while the refresh ran, or older than the cached ones): the list was \
+                 left as it was; refresh it again",
+                key.1
+            )));
+        }
+        let ids: Vec<Vec<u8>> = swept.iter().map(|(id, _)| id.clone()).collect();
+        let total = ids.len();
+        // A document another list of the variant holds stays (as in memory):
+        // not remembered as deleted, or a reload would remove it from there.
+        let mut elsewhere: Set<&[u8]> = Set::default();
+        if !deleted.is_empty() {
+            for ((variant, endpoint), other) in &self.lists {
+                if *variant == key.0 && *endpoint != key.1 {
+                    elsewhere.extend(other.members.iter().map(AsRef::as_ref));
+                }
             }
         }
-        let total = ids.len();
         let dead: Vec<Swept> = deleted
             .iter()
+            .filter(|id| !elsewhere.contains(id.as_ref()))
             .map(|id| {
                 let revision = store.and_then(|store| store.revision_of(id)).flatten();
                 (id.to_vec(), revision.map(Box::from))

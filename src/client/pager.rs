@@ -158,11 +158,13 @@ enum Gathered {
         stale: bool,
         cached_at: Option<f64>,
     },
-    /// `prefetch`: the ids recorded (`None` once written), the total.
+    /// `prefetch`: the ids recorded (`None` once written), the total, and
+    /// whether the cache refused a page (stale: older than what it holds).
     Ids {
         ids: Option<Vec<Vec<u8>>>,
         loaded: usize,
         total: u64,
+        refused: bool,
     },
 }
 
@@ -199,6 +201,7 @@ impl Pager {
                 ids: Some(Vec::new()),
                 loaded: 0,
                 total: 0,
+                refused: false,
             },
             ListCall::Pages | ListCall::Refresh => Gathered::Nothing,
         };
@@ -257,11 +260,21 @@ impl Pager {
                 }
                 None
             }
-            Gathered::Ids { ids, loaded, total } => {
+            Gathered::Ids {
+                ids,
+                loaded,
+                total,
+                refused,
+            } => {
                 let ids = ids.get_or_insert_with(Vec::new);
                 match page.ids.take() {
                     Some(recorded) => ids.extend(recorded),
-                    None => ids.extend(page_ids(&page.body)),
+                    None => {
+                        let before = ids.len();
+                        ids.extend(page_ids(&page.body));
+                        // A page that recorded none of its documents was stale.
+                        *refused |= ids.len() > before;
+                    }
                 }
                 *loaded = ids.len();
                 *total = facts.total.unwrap_or(ids.len() as u64);
@@ -355,6 +368,14 @@ impl Paging for Pager {
     /// the documents recorded from its pages (a prefetch).
     fn write(&mut self, cache: &Cache) -> Result<Change> {
         let ids = match &mut self.gathered {
+            Gathered::Ids { refused: true, .. } => {
+                return Err(Error::NotCached {
+                    message: "a page of the list held a document older than the cached one (the \
+                              service lags behind what was fetched before): the list was not \
+                              recorded as complete; prefetch it again later"
+                        .into(),
+                })
+            }
             Gathered::Ids { ids, .. } => ids.take().unwrap_or_default(),
             _ => Vec::new(),
         };

@@ -147,8 +147,8 @@ impl Request {
     }
 
     /// Plans recording `response` (from the service) in the cache at `now`;
-    /// with the change, the ids of the list's documents it records, each
-    /// under the write rule (`None` when it records none of a list's).
+    /// with the change, the ids of the documents it records (`None` when a
+    /// stale list recorded none of its documents).
     pub fn plan_record(
         &self,
         cache: &mut Cache,

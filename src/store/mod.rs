@@ -309,15 +309,6 @@ impl DocumentStore {
         })
     }
 
-    /// Whether the write rule lets any document of `batch` in.
-    pub(crate) fn writes_any(&self, batch: &Batch) -> bool {
-        batch.incoming.iter().any(|document| {
-            let stored = self.by_id.get(document.id.as_slice());
-            let stored = stored.and_then(|slot| self.slots.get(*slot as usize)?.as_ref());
-            !stored.is_some_and(|stored| !replaces(stored, document))
-        })
-    }
-
     /// Stores a prepared batch under the write rule; returns how many
     /// documents were written.
     pub(crate) fn commit_batch(&mut self, mut batch: Batch) -> usize {

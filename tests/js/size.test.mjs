@@ -30,15 +30,16 @@ import { entrySizes, importsOf, moduleGraph } from "../../scripts/size.mjs";
  * work added 0.7 KB; 158.0 KiB, 161,813 bytes, once the browser
  * JavaScript was minified with its local names (-1.9 KB; a source map
  * keeps them for developer tools) and numbers ordered exactly at any
- * exponent (+0.3 KB); 159.2 KiB, 163,071 bytes, with the next round's
+ * exponent (+0.3 KB); 159.6 KiB, 163,460 bytes, with the next round's
  * cache fixes (answers stamped as they arrive, a prefetch with a page not
- * written left incomplete, a stale page recorded document by document, a
- * refresh listing only what it holds, JavaScript's string of an answer used
- * only when it crossed whole, a deleted document listed again no longer
- * deleted: +1.3 KB), for which the budget was raised deliberately from 159
- * to 160 KiB (the last of them, 0.5 KB: a document unpublished and
- * published again dropped its lists at the next reload). This budget is
- * what it measured, rounded up to the next KiB.
+ * written or stale left incomplete, a refresh listing only what it holds,
+ * JavaScript's string of an answer used only when it crossed whole, a
+ * deleted document listed again no longer deleted, one another list holds
+ * not remembered as deleted: +1.6 KB), for which the budget was raised
+ * deliberately from 159 to 160 KiB (a document unpublished and published
+ * again, or deleted from one list and held by another, dropped lists at the
+ * next reload). This budget is what it measured, rounded up to the next
+ * KiB.
  */
 const BUDGET_GZIP_BYTES = 160 * 1024;
 
