@@ -21,7 +21,7 @@ mod value_api;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
-use content_repo::cache::{endpoint_key, Cache, Change, Kind};
+use content_repo::cache::{endpoint_key, Cache, Change, Kind, Swept};
 use content_repo::{Direction, Endpoint, Query};
 use serde_json::{json, Value};
 use value_api::apply_query;
@@ -93,11 +93,36 @@ fn record(
             arrived,
         )
         .unwrap();
+    commit(cache, storage, change);
+}
+
+/// Writes `change` as the boundary does: write, apply, collect.
+fn commit(cache: &mut Cache, storage: &mut Storage, change: Change) {
     storage.write(&change);
     cache.apply(change);
     let collect = cache.plan_collect();
     storage.write(&collect);
     cache.apply(collect);
+}
+
+/// Records the list of [`three`] at `URL`: complete.
+fn record_three(cache: &mut Cache, storage: &mut Storage) {
+    let three = list(three(), 3);
+    record(
+        cache,
+        storage,
+        URL,
+        &posts(),
+        &Query::new(),
+        Kind::List,
+        &three,
+    );
+}
+
+/// What a refresh's sweep lists for `docs`: their ids, no revisions.
+fn swept(docs: &[Value]) -> Vec<Swept> {
+    let id = |doc: &Value| doc["meta"]["id"].as_str().unwrap().as_bytes().to_vec();
+    docs.iter().map(|doc| (id(doc), None)).collect()
 }
 
 fn body(answer: &content_repo::cache::Answer) -> Value {
@@ -115,15 +140,7 @@ fn three() -> Vec<Value> {
 #[test]
 fn a_complete_list_answers_re_sorted_and_re_projected_queries() {
     let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
-    record(
-        &mut cache,
-        &mut storage,
-        URL,
-        &posts(),
-        &Query::new(),
-        Kind::List,
-        &list(three(), 3),
-    );
+    record_three(&mut cache, &mut storage);
     assert_eq!(cache.size(), 3);
     let mut query = Query::new();
     query
@@ -284,15 +301,7 @@ fn variants_are_kept_apart_and_never_evict_each_other() {
             d
         })
         .collect();
-    record(
-        &mut cache,
-        &mut storage,
-        URL,
-        &posts(),
-        &Query::new(),
-        Kind::List,
-        &list(three(), 3),
-    );
+    record_three(&mut cache, &mut storage);
     record(
         &mut cache,
         &mut storage,
@@ -371,15 +380,7 @@ fn single_documents_and_aliases() {
 #[test]
 fn filters_search_and_tags_are_answered_only_for_the_exact_url() {
     let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
-    record(
-        &mut cache,
-        &mut storage,
-        URL,
-        &posts(),
-        &Query::new(),
-        Kind::List,
-        &list(three(), 3),
-    );
+    record_three(&mut cache, &mut storage);
     let mut search = Query::new();
     search.search("b").unwrap();
     assert_eq!(
@@ -408,15 +409,7 @@ fn filters_search_and_tags_are_answered_only_for_the_exact_url() {
 #[test]
 fn stored_entries_load_back_and_corrupt_ones_are_skipped() {
     let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
-    record(
-        &mut cache,
-        &mut storage,
-        URL,
-        &posts(),
-        &Query::new(),
-        Kind::List,
-        &list(three(), 3),
-    );
+    record_three(&mut cache, &mut storage);
     let mut sorted = Query::new();
     sorted.sort("fields.price", Direction::Desc).unwrap();
     let expected = cache.answer_list("q", &posts(), &sorted).unwrap().body;
@@ -583,15 +576,7 @@ fn max_bytes_evicts_least_recently_used_lists_whole() {
 #[test]
 fn replaced_responses_are_collected() {
     let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
-    record(
-        &mut cache,
-        &mut storage,
-        URL,
-        &posts(),
-        &Query::new(),
-        Kind::List,
-        &list(three(), 3),
-    );
+    record_three(&mut cache, &mut storage);
     let newer: Vec<Value> = three()
         .into_iter()
         .map(|mut d| {
@@ -625,15 +610,7 @@ fn what_a_storage_gave_is_read_and_its_failures_are_told() {
     use content_repo::cache::{is_quota, storage_error, StorageFailure};
     let mut storage = Storage::default();
     let mut cache = Cache::new("a");
-    record(
-        &mut cache,
-        &mut storage,
-        URL,
-        &posts(),
-        &Query::new(),
-        Kind::List,
-        &list(three(), 3),
-    );
+    record_three(&mut cache, &mut storage);
     // As the boundary hands them over: each pair, then how many items of
     // the storage's load were not pairs.
     let mut loaded = Cache::new("b");
@@ -686,15 +663,7 @@ fn after_a_write_unused_texts_are_collected_and_a_full_storage_makes_room() {
     use content_repo::Error;
     let mut cache = Cache::new("a");
     let mut storage = Storage::default();
-    record(
-        &mut cache,
-        &mut storage,
-        URL,
-        &posts(),
-        &Query::new(),
-        Kind::List,
-        &list(three(), 3),
-    );
+    record_three(&mut cache, &mut storage);
     assert!(cache.plan_after_write(Ok(()), false).is_none());
     assert!(cache.plan_after_write(Ok(()), true).is_some());
     let quota = Error::Storage {
@@ -834,15 +803,7 @@ fn entries_loaded_one_at_a_time_in_any_order_equal_one_load() {
     let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
     let other_url = "https://cms.example/v1/demo/posts?page=2";
     let one_url = "https://cms.example/v1/demo/documents/000000000000000001";
-    record(
-        &mut cache,
-        &mut storage,
-        URL,
-        &posts(),
-        &Query::new(),
-        Kind::List,
-        &list(three(), 3),
-    );
+    record_three(&mut cache, &mut storage);
     // A later answer: documents 2 and 3 at revision 2, document 4 new.
     let newer = vec![
         doc(2, 2, "z", "2024-01-02T00:00:00.000Z"),
@@ -1224,25 +1185,9 @@ fn a_list_is_not_complete_when_a_page_of_it_was_not_written() {
 #[test]
 fn a_refresh_that_could_not_record_a_listed_document_leaves_the_list_as_it_was() {
     let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
-    record(
-        &mut cache,
-        &mut storage,
-        URL,
-        &posts(),
-        &Query::new(),
-        Kind::List,
-        &list(three(), 3),
-    );
+    record_three(&mut cache, &mut storage);
     assert_eq!(cache.complete_lists().len(), 1);
-    let held: Vec<content_repo::cache::Swept> = three()
-        .iter()
-        .map(|doc| {
-            (
-                doc["meta"]["id"].as_str().unwrap().as_bytes().to_vec(),
-                None,
-            )
-        })
-        .collect();
+    let held = swept(&three());
     for extra in [b"gone".to_vec(), vec![b'a', 0xED, 0xA0, 0x80]] {
         let mut swept = held.clone();
         swept.push((extra, None));
@@ -1269,15 +1214,7 @@ fn a_refresh_that_could_not_record_a_listed_document_leaves_the_list_as_it_was()
 fn a_document_deleted_from_one_list_stays_in_another_after_a_reload() {
     let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
     let featured = Endpoint::Collection("featured".into());
-    record(
-        &mut cache,
-        &mut storage,
-        URL,
-        &posts(),
-        &Query::new(),
-        Kind::List,
-        &list(three(), 3),
-    );
+    record_three(&mut cache, &mut storage);
     record(
         &mut cache,
         &mut storage,
@@ -1288,15 +1225,7 @@ fn a_document_deleted_from_one_list_stays_in_another_after_a_reload() {
         &list(three()[2..].to_vec(), 1),
     );
     assert_eq!(cache.complete_lists().len(), 2);
-    let two: Vec<content_repo::cache::Swept> = three()[..2]
-        .iter()
-        .map(|doc| {
-            (
-                doc["meta"]["id"].as_str().unwrap().as_bytes().to_vec(),
-                None,
-            )
-        })
-        .collect();
+    let two = swept(&three()[..2]);
     let (change, counts) = cache
         .plan_refresh(&posts(), &Query::new(), Change::default(), &two, 2000.0)
         .unwrap();
@@ -1339,11 +1268,7 @@ fn pages_without_a_url_are_collected_after_a_reload_too() {
                 at,
             )
             .unwrap();
-        storage.write(&change);
-        cache.apply(change);
-        let collect = cache.plan_collect();
-        storage.write(&collect);
-        cache.apply(collect);
+        commit(&mut cache, &mut storage, change);
     }
     let segments = |storage: &Storage| {
         storage
@@ -1357,11 +1282,7 @@ fn pages_without_a_url_are_collected_after_a_reload_too() {
     let change = reloaded
         .plan_response(None, &posts(), &Query::new(), Kind::List, page(3), 2000.0)
         .unwrap();
-    storage.write(&change);
-    reloaded.apply(change);
-    let collect = reloaded.plan_collect();
-    storage.write(&collect);
-    reloaded.apply(collect);
+    commit(&mut reloaded, &mut storage, change);
     assert_eq!(
         segments(&storage),
         1,
@@ -1374,18 +1295,8 @@ fn pages_without_a_url_are_collected_after_a_reload_too() {
 #[test]
 fn a_deleted_document_listed_again_survives_a_reload() {
     let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
-    record(
-        &mut cache,
-        &mut storage,
-        URL,
-        &posts(),
-        &Query::new(),
-        Kind::List,
-        &list(three(), 3),
-    );
-    let id = |doc: &Value| doc["meta"]["id"].as_str().unwrap().as_bytes().to_vec();
-    let two: Vec<content_repo::cache::Swept> =
-        three()[..2].iter().map(|doc| (id(doc), None)).collect();
+    record_three(&mut cache, &mut storage);
+    let two = swept(&three()[..2]);
     let (change, counts) = cache
         .plan_refresh(&posts(), &Query::new(), Change::default(), &two, 2000.0)
         .unwrap();
@@ -1420,7 +1331,7 @@ fn a_deleted_document_listed_again_survives_a_reload() {
     assert_eq!(total(&mut cache), (json!(3), 3));
     assert_eq!(total(&mut storage.load("r2")), (json!(3), 3));
     // And a refresh listing it again does the same.
-    let all: Vec<content_repo::cache::Swept> = three().iter().map(|doc| (id(doc), None)).collect();
+    let all = swept(&three());
     let (change, _) = cache
         .plan_refresh(&posts(), &Query::new(), Change::default(), &two, 3000.0)
         .unwrap();
