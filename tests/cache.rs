@@ -105,6 +105,29 @@ fn commit(cache: &mut Cache, storage: &mut Storage, change: Change) {
     cache.apply(collect);
 }
 
+/// Plans recording the list of [`three`] at `URL`, received at `at`.
+fn plan_three(cache: &mut Cache, at: f64) -> Change {
+    let text = Rc::new(list(three(), 3).to_string());
+    let change = cache.plan_response(Some(URL), &posts(), &Query::new(), Kind::List, text, at);
+    change.unwrap()
+}
+
+/// Plans the end of a refresh of `posts` (`changes`: what it fetched, `swept`:
+/// the service's list), writes and applies it; the counts.
+fn refresh_posts(
+    cache: &mut Cache,
+    storage: &mut Storage,
+    changes: Change,
+    swept: &[Swept],
+    at: f64,
+) -> (usize, usize, usize) {
+    let refresh = cache.plan_refresh(&posts(), &Query::new(), changes, swept, at);
+    let (change, counts) = refresh.unwrap();
+    storage.write(&change);
+    cache.apply(change);
+    counts
+}
+
 /// Records the list of [`three`] at `URL`: complete.
 fn record_three(cache: &mut Cache, storage: &mut Storage) {
     let three = list(three(), 3);
@@ -269,16 +292,7 @@ fn a_lower_revision_never_replaces_a_higher_one_and_a_stale_response_changes_not
     // A late response with an older revision plans nothing at all, not
     // even its other documents: its text would bring the older one back
     // at a reload once the newer one is evicted.
-    let change = cache
-        .plan_response(
-            Some(URL),
-            &posts(),
-            &Query::new(),
-            Kind::List,
-            Rc::new(list(three(), 3).to_string()),
-            2000.0,
-        )
-        .unwrap();
+    let change = plan_three(&mut cache, 2000.0);
     assert!(change.is_empty());
     cache.apply(change);
     assert_eq!(storage.entries, before);
@@ -1094,16 +1108,7 @@ fn an_answer_that_arrived_before_an_invalidation_stays_invalidated_when_recorded
     let mut cache = Cache::new("t");
     let arrived = cache.stamp(1000.0);
     cache.invalidate(Some(&posts()), 1005.0);
-    let change = cache
-        .plan_response(
-            Some(URL),
-            &posts(),
-            &Query::new(),
-            Kind::List,
-            Rc::new(list(three(), 3).to_string()),
-            arrived,
-        )
-        .unwrap();
+    let change = plan_three(&mut cache, arrived);
     cache.apply(change);
     let answer = cache.answer_list(URL, &posts(), &Query::new()).unwrap();
     assert_eq!(answer.fetched_at, 1000.0);
@@ -1226,12 +1231,8 @@ fn a_document_deleted_from_one_list_stays_in_another_after_a_reload() {
     );
     assert_eq!(cache.complete_lists().len(), 2);
     let two = swept(&three()[..2]);
-    let (change, counts) = cache
-        .plan_refresh(&posts(), &Query::new(), Change::default(), &two, 2000.0)
-        .unwrap();
+    let counts = refresh_posts(&mut cache, &mut storage, Change::default(), &two, 2000.0);
     assert_eq!(counts, (0, 1, 2));
-    storage.write(&change);
-    cache.apply(change);
     for cache in [&mut cache, &mut storage.load("r")] {
         assert_eq!(cache.complete_lists().len(), 2);
         let answer = body(
@@ -1297,12 +1298,8 @@ fn a_deleted_document_listed_again_survives_a_reload() {
     let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
     record_three(&mut cache, &mut storage);
     let two = swept(&three()[..2]);
-    let (change, counts) = cache
-        .plan_refresh(&posts(), &Query::new(), Change::default(), &two, 2000.0)
-        .unwrap();
+    let counts = refresh_posts(&mut cache, &mut storage, Change::default(), &two, 2000.0);
     assert_eq!(counts, (0, 1, 2));
-    storage.write(&change);
-    cache.apply(change);
     assert_eq!(
         storage
             .load("r1")
@@ -1332,22 +1329,14 @@ fn a_deleted_document_listed_again_survives_a_reload() {
     assert_eq!(total(&mut storage.load("r2")), (json!(3), 3));
     // And a refresh listing it again does the same.
     let all = swept(&three());
-    let (change, _) = cache
-        .plan_refresh(&posts(), &Query::new(), Change::default(), &two, 3000.0)
-        .unwrap();
-    storage.write(&change);
-    cache.apply(change);
+    refresh_posts(&mut cache, &mut storage, Change::default(), &two, 3000.0);
     // (The refresh fetches it by id.)
     let third = Rc::new(list(three()[2..].to_vec(), 3).to_string());
     let fetched = cache
         .plan_response(None, &posts(), &Query::new(), Kind::List, third, 3500.0)
         .unwrap();
-    let (change, counts) = cache
-        .plan_refresh(&posts(), &Query::new(), fetched, &all, 4000.0)
-        .unwrap();
+    let counts = refresh_posts(&mut cache, &mut storage, fetched, &all, 4000.0);
     assert_eq!(counts, (1, 0, 3));
-    storage.write(&change);
-    cache.apply(change);
     assert_eq!(total(&mut cache), (json!(3), 3));
     assert_eq!(total(&mut storage.load("r3")), (json!(3), 3));
 }

@@ -180,7 +180,7 @@ pub struct Pager {
     /// Pages read.
     pages: u64,
     /// When the first page arrived.
-    since: Option<f64>,
+    first_at: Option<f64>,
     gathered: Gathered,
 }
 
@@ -211,7 +211,7 @@ impl Pager {
             start,
             next: Some(start),
             pages: 0,
-            since: None,
+            first_at: None,
             gathered,
         }
     }
@@ -360,7 +360,7 @@ impl Paging for Pager {
         page: &mut Response,
         now: f64,
     ) -> Result<Option<(usize, u64)>> {
-        self.since.get_or_insert(now);
+        self.first_at.get_or_insert(now);
         Ok(self.take(page))
     }
 
@@ -379,7 +379,7 @@ impl Paging for Pager {
             Gathered::Ids { ids, .. } => ids.take().unwrap_or_default(),
             _ => Vec::new(),
         };
-        let since = self.since.unwrap_or_default();
-        cache.plan_complete(&self.args.endpoint, &self.args.query, ids, since)
+        let first_at = self.first_at.unwrap_or_default();
+        cache.plan_complete(&self.args.endpoint, &self.args.query, ids, first_at)
     }
 }

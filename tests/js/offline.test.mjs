@@ -306,6 +306,32 @@ test("a prefetch that fails part way rejects once the writes of its earlier page
   assert.equal([...storage.entries.keys()].filter((key) => key.startsWith("s:")).length, 3, "the three pages before the failure are written");
 });
 
+test("an aborted prefetch rejects at once, without waiting for a storage write that never ends", async () => {
+  // The first page's write never settles (no timeoutMs to bound it); the second page's fetch
+  // never answers, and the caller aborts while it waits.
+  class HungStorage extends TestStorage {
+    write(puts, deletes) {
+      return puts.some(([key]) => key.startsWith("s:")) ? new Promise(() => {}) : super.write(puts, deletes);
+    }
+  }
+  const controller = new AbortController();
+  let fetches = 0;
+  const fetch = (url, init) => {
+    if (++fetches === 1) return globalThis.fetch(url, init);
+    setTimeout(() => controller.abort(), 20);
+    return new Promise(() => {});
+  };
+  const c = client({ storage: new HungStorage() }, { fetch, timeoutMs: 0 });
+  await c.cache.ready();
+  const outcome = c.prefetch({ collection: "products" }, { pageSize: 20, signal: controller.signal }).then(
+    () => "resolved",
+    (e) => e.code,
+  );
+  const late = new Promise((resolve) => setTimeout(() => resolve("still waiting after 3 s"), 3000));
+  assert.equal(await Promise.race([outcome, late]), "aborted");
+  assert.equal(fetches, 2);
+});
+
 test("a prefetch whose page could not be written rejects with storage and leaves no complete list: never a thinner answer offline", async () => {
   // The write of the third page (offset 40) fails every time; every other write succeeds.
   class LosesAPage extends TestStorage {
