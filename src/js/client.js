@@ -183,6 +183,26 @@ export function closeIo(io) {
   if (typeof io.stop === "function") io.stop();
 }
 
+/**
+ * `work`, unless the caller's `signal` aborts first: then the task's `aborted`
+ * error at once. The work goes on (a storage call cannot be taken back), its
+ * outcome unused; what it plans later checks `signal.aborted` and plans
+ * nothing, as the task is released once the call has settled.
+ */
+function unlessAborted(task, signal, work) {
+  if (signal === undefined) return work;
+  let onAbort;
+  const aborted = new Promise((_, reject) => {
+    onAbort = () => reject(task.stopped(true));
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+  });
+  return Promise.race([work, aborted]).finally(() => signal.removeEventListener("abort", onAbort));
+}
+
+/** What a write plans: nothing once the caller aborted (the task is released then). */
+const unlessAbortedPlan = (signal, plan) => () => (signal?.aborted ? undefined : plan());
+
 /** `work` ending in the task's error of a stopped call. */
 const unlessStopped = (task, work) =>
   work.catch((reason) => {
@@ -245,23 +265,24 @@ async function network(io, task, retry, record, signal, early = false) {
   task.answer(body);
   if (!record || !io.cached) return;
   if (early) {
-    await new Promise((planned) => {
+    const planning = new Promise((planned) => {
       const plan = () => {
         const batch = task.planRecord();
         task.recorded();
         planned();
         return batch;
       };
-      write(io, plan, body).catch(() => {}).finally(planned);
+      write(io, unlessAbortedPlan(signal, plan), body).catch(() => {}).finally(planned);
     });
+    await unlessAborted(task, signal, planning);
     return;
   }
-  try {
-    await write(io, () => task.planRecord(), body);
-    task.recorded();
-  } catch {
-    // Reported by the cache when it is the storage's.
-  }
+  // A failed write is reported by the cache when it is the storage's; the answer stands.
+  const written = write(io, unlessAbortedPlan(signal, () => task.planRecord()), body).then(
+    () => true,
+    () => false,
+  );
+  if (await unlessAborted(task, signal, written)) task.recorded();
 }
 
 /** Loads the stored entries once (corrupt ones are reported); without a cache, nothing. */
@@ -314,7 +335,7 @@ async function write(io, plan, body) {
 async function resolve(io, task, signal) {
   if (!io.cached) return network(io, task, true, true, signal);
   task.expect();
-  await cacheLoaded(io);
+  await unlessAborted(task, signal, cacheLoaded(io));
   const course = task.start();
   if (course === true) {
     const fork = task.fork();
@@ -358,11 +379,11 @@ async function steps(io, task, signal, progress) {
     const step = task.step();
     if (typeof step !== "number") return step;
     if (step === 3) {
-      await write(io, () => task.planWrite());
+      await unlessAborted(task, signal, write(io, unlessAbortedPlan(signal, () => task.planWrite())));
       continue;
     }
     await (step === 0 ? resolve(io, task, signal) : network(io, task, true, step === 1, signal, step === 1));
-    await cacheLoaded(io);
+    await unlessAborted(task, signal, cacheLoaded(io));
     const loaded = task.receive();
     if (loaded !== undefined && progress !== undefined) {
       try {
@@ -399,7 +420,7 @@ export function request(io, task, signal) {
 /** A list method (`all`, `prefetch`, `refresh`) to its answer. */
 async function run(io, task, signal, progress, refresh) {
   if (refresh) {
-    await cacheLoaded(io);
+    await unlessAborted(task, signal, cacheLoaded(io));
     task.startRefresh();
   }
   return drive(io, task, signal, progress);

@@ -332,6 +332,89 @@ test("an aborted prefetch rejects at once, without waiting for a storage write t
   assert.equal(fetches, 2);
 });
 
+test("a call aborted while it waits for the cache's storage settles at once, whatever it waits for", async () => {
+  // No timeoutMs bounds the storage: only the caller's signal can end these calls.
+  const hung = () => new Promise(() => {});
+  class HungWrites extends TestStorage {
+    write(puts, deletes) {
+      return puts.some(([key]) => key.startsWith("s:")) ? hung() : super.write(puts, deletes);
+    }
+  }
+  class HungLoad extends TestStorage {
+    load() {
+      return hung();
+    }
+  }
+  const late = () => new Promise((resolve) => setTimeout(() => resolve("still waiting after 3 s"), 3000));
+  const outcome = (call) => call.then(() => "resolved", (e) => e.code);
+  const aborted = (ms) => {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), ms);
+    return controller.signal;
+  };
+  const cases = {
+    // The first page's write never ends: the second page waits for it before its own is planned.
+    "a prefetch waiting to plan its page's write": (c, signal) => c.prefetch({ collection: "products" }, { pageSize: 20, signal }),
+    // An answer waits for its write before it resolves; an abort ends the wait, and the answer,
+    // there before the abort, is the call's.
+    "a request waiting for its answer's write": (c, signal) => c.collection("products", "limit=5", { signal }),
+    // One page holds the list: recording it complete waits for the page's write.
+    "a prefetch waiting to record its list complete": (c, signal) => c.prefetch({ collection: "products" }, { pageSize: 1000, signal }),
+    // The cache's entries are read before anything is asked.
+    "a refresh waiting for the cache's load": (c, signal) => c.refresh({ collection: "products" }, { signal }),
+    "a request waiting for the cache's load": (c, signal) => c.collection("products", "limit=5", { signal }),
+  };
+  for (const [name, call] of Object.entries(cases)) {
+    const storage = name.includes("load") ? new HungLoad() : new HungWrites();
+    let fetches = 0;
+    const fetch = (url, init) => {
+      fetches++;
+      return globalThis.fetch(url, init);
+    };
+    const c = client({ storage }, { fetch, timeoutMs: 0 });
+    const settled = name.includes("answer's write") ? "resolved" : "aborted";
+    assert.equal(await Promise.race([outcome(call(c, aborted(200))), late()]), settled, name);
+    const expected = name.includes("load") ? 0 : name.includes("plan its") ? 2 : 1;
+    assert.equal(fetches, expected, `${name}: what was fetched before the wait`);
+  }
+});
+
+test("a prefetch aborted while a slow write is pending plans nothing more, and the client goes on working", async () => {
+  // Writes take 500 ms. The second page arrives while the first page's write is pending, and
+  // its own write waits to be planned; the caller aborts then.
+  class SlowStorage extends TestStorage {
+    async write(puts, deletes) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await super.write(puts, deletes);
+    }
+  }
+  const storage = new SlowStorage();
+  const controller = new AbortController();
+  let fetches = 0;
+  const fetch = async (url, init) => {
+    const response = await globalThis.fetch(url, init);
+    if (++fetches === 2) setTimeout(() => controller.abort(), 20);
+    return response;
+  };
+  const c = client({ storage }, { fetch, timeoutMs: 0 });
+  await c.cache.ready();
+  const started = Date.now();
+  await assert.rejects(c.prefetch({ collection: "products" }, { pageSize: 20, signal: controller.signal }), (e) => e.code === "aborted");
+  assert.ok(Date.now() - started < 500, "rejected before the first page's write ended");
+  assert.equal(fetches, 2);
+  // The first page's write ends; the second page's, planned after the abort, is never made.
+  await new Promise((resolve) => setTimeout(resolve, 1200));
+  const keys = [...storage.entries.keys()];
+  assert.equal(keys.filter((key) => key.startsWith("s:")).length, 1, "the first page only");
+  assert.equal(keys.filter((key) => key.startsWith("l:")).length, 0, "no list recorded complete");
+  // The client works: a full prefetch, then an offline answer equal to the service's.
+  assert.deepEqual(await c.prefetch({ collection: "products" }, { pageSize: 50 }), { loaded: 130, total: 130 });
+  const offline = client({ storage, policy: "cache-only" });
+  const expected = await online("collections/products?sorting[fields.price]=DESC&limit=40");
+  const actual = await offline.collection("products", "sorting[fields.price]=DESC&limit=40");
+  assert.deepEqual({ data: actual.data, meta: actual.meta }, { data: expected.data, meta: expected.meta });
+});
+
 test("a prefetch whose page could not be written rejects with storage and leaves no complete list: never a thinner answer offline", async () => {
   // The write of the third page (offset 40) fails every time; every other write succeeds.
   class LosesAPage extends TestStorage {
