@@ -15,6 +15,8 @@
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 
+#[path = "common/harness.rs"]
+mod harness;
 #[path = "common/value_api.rs"]
 mod value_api;
 
@@ -23,6 +25,7 @@ use std::rc::Rc;
 
 use content_repo::cache::{endpoint_key, Cache, Change, Kind, Swept};
 use content_repo::{Direction, Endpoint, Query};
+use proptest::prelude::*;
 use serde_json::{json, Value};
 use value_api::apply_query;
 
@@ -1339,4 +1342,417 @@ fn a_deleted_document_listed_again_survives_a_reload() {
     assert_eq!(counts, (1, 0, 3));
     assert_eq!(total(&mut cache), (json!(3), 3));
     assert_eq!(total(&mut storage.load("r3")), (json!(3), 3));
+}
+
+/// Two tabs on one storage refresh two lists of one variant, each deleting
+/// a document the other never saw deleted: a reload brings neither back (each
+/// refresh writes an entry of its own, and deletes only the entries it read).
+#[test]
+fn two_tabs_deleting_documents_keep_both_deletions() {
+    let mut storage = Storage::default();
+    let mut first = Cache::new("a");
+    let featured = Endpoint::Collection("featured".into());
+    // Posts holds 1, 2, 3; featured holds 4 and 5.
+    record_three(&mut first, &mut storage);
+    let two = vec![
+        doc(4, 1, "d", "2024-01-04T00:00:00.000Z"),
+        doc(5, 1, "e", "2024-01-05T00:00:00.000Z"),
+    ];
+    record(
+        &mut first,
+        &mut storage,
+        "uf",
+        &featured,
+        &Query::new(),
+        Kind::List,
+        &list(two.clone(), 2),
+    );
+    let mut second = storage.load("b");
+    // The first tab's refresh of posts deletes 3; the second's (which read the
+    // storage before it) of featured deletes 5.
+    refresh_posts(
+        &mut first,
+        &mut storage,
+        Change::default(),
+        &swept(&three()[..2]),
+        2000.0,
+    );
+    let refresh = second
+        .plan_refresh(
+            &featured,
+            &Query::new(),
+            Change::default(),
+            &swept(&two[..1]),
+            3000.0,
+        )
+        .unwrap();
+    storage.write(&refresh.0);
+    second.apply(refresh.0);
+    let single = |cache: &mut Cache, id: u32| {
+        let endpoint = Endpoint::Document(format!("{id:018}"));
+        cache.answer_single("z", &endpoint, &Query::new()).is_ok()
+    };
+    for (name, cache) in [
+        ("reloaded", &mut storage.load("c")),
+        ("second", &mut second),
+    ] {
+        assert!(!single(cache, 5), "{name}: 5 was deleted");
+        assert!(single(cache, 1) && single(cache, 4), "{name}");
+    }
+    let mut reloaded = storage.load("c");
+    assert!(
+        !single(&mut reloaded, 3),
+        "3 stays deleted after the second tab's refresh"
+    );
+    assert_eq!(reloaded.size(), 3);
+    // Each refresh that deleted something adds an entry of its own.
+    let entries = |storage: &Storage| {
+        storage
+            .entries
+            .keys()
+            .filter(|k| k.starts_with("d:"))
+            .count()
+    };
+    assert_eq!(entries(&storage), 2);
+    refresh_posts(
+        &mut reloaded,
+        &mut storage,
+        Change::default(),
+        &swept(&three()[..1]),
+        4000.0,
+    );
+    assert_eq!(entries(&storage), 3);
+    let mut last = storage.load("d");
+    assert_eq!(last.size(), 2);
+    for id in [2, 3, 5] {
+        assert!(!single(&mut last, id), "{id} stays deleted");
+    }
+}
+
+/// Whether a deleted document comes back is decided by when responses
+/// arrived, not when they were recorded: one that arrived before the
+/// refresh deleted it (recorded late) does not bring it back, one that
+/// arrived after does; memory and a reload agree.
+#[test]
+fn a_response_brings_a_deleted_document_back_only_when_it_arrived_after_the_deletion() {
+    let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
+    record_three(&mut cache, &mut storage);
+    let three_alone = || Rc::new(list(three()[2..].to_vec(), 1).to_string());
+    let before = cache.stamp(1500.0);
+    refresh_posts(
+        &mut cache,
+        &mut storage,
+        Change::default(),
+        &swept(&three()[..2]),
+        2000.0,
+    );
+    let single = |cache: &mut Cache| {
+        let endpoint = Endpoint::Document(format!("{:018}", 3));
+        cache.answer_single("z", &endpoint, &Query::new()).is_ok()
+    };
+    // Arrived before the refresh, recorded after it.
+    let late = cache
+        .plan_response(
+            Some("u-late"),
+            &posts(),
+            &Query::new(),
+            Kind::List,
+            three_alone(),
+            before,
+        )
+        .unwrap();
+    commit(&mut cache, &mut storage, late);
+    assert!(!single(&mut cache), "a response older than the deletion");
+    assert!(
+        !single(&mut storage.load("r1")),
+        "a response older than the deletion, reloaded"
+    );
+    // Arrived after it.
+    let after = cache.stamp(2500.0);
+    let fresh = cache
+        .plan_response(
+            Some("u-new"),
+            &posts(),
+            &Query::new(),
+            Kind::List,
+            three_alone(),
+            after,
+        )
+        .unwrap();
+    commit(&mut cache, &mut storage, fresh);
+    assert!(single(&mut cache), "a response newer than the deletion");
+    assert!(
+        single(&mut storage.load("r2")),
+        "a response newer than the deletion, reloaded"
+    );
+}
+
+/// An entry of deleted documents written by an earlier version (`t:`, one
+/// per variant) is read as deleted after every response stored with it,
+/// and stored again as an entry of this version at the first load.
+#[test]
+fn deleted_documents_of_an_earlier_version_stay_deleted() {
+    let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
+    // Without revisions: the earlier entry says the revision was none.
+    let mut docs = three();
+    for doc in &mut docs {
+        doc["meta"].as_object_mut().unwrap().remove("revision");
+    }
+    let three = || docs.clone();
+    record(
+        &mut cache,
+        &mut storage,
+        URL,
+        &posts(),
+        &Query::new(),
+        Kind::List,
+        &list(three(), 3),
+    );
+    let id = format!("{:018}", 3);
+    storage.entries.insert(
+        "t:".into(),
+        format!(r#"{{"v":2,"deleted":{{"{id}":null}}}}"#),
+    );
+    let mut reloaded = Cache::new("r");
+    for (key, text) in storage.entries.clone() {
+        reloaded.load_entry(key, text);
+    }
+    let (errors, change) = reloaded.load_end(Ok(0));
+    assert!(errors.is_empty(), "{errors:?}");
+    assert_eq!(reloaded.size(), 2);
+    storage.write(&change);
+    reloaded.apply(change);
+    assert!(
+        !storage.entries.contains_key("t:"),
+        "the earlier entry is replaced"
+    );
+    assert_eq!(
+        storage
+            .entries
+            .keys()
+            .filter(|k| k.starts_with("d:"))
+            .count(),
+        1
+    );
+    assert_eq!(
+        storage.load("r2").size(),
+        2,
+        "still deleted at the next reload"
+    );
+    // A response received since brings it back, after a reload too.
+    let three_alone = Rc::new(list(three()[2..].to_vec(), 1).to_string());
+    let after = reloaded.stamp(5000.0);
+    let fresh = reloaded
+        .plan_response(
+            Some("u-new"),
+            &posts(),
+            &Query::new(),
+            Kind::List,
+            three_alone,
+            after,
+        )
+        .unwrap();
+    commit(&mut reloaded, &mut storage, fresh);
+    assert_eq!(reloaded.size(), 3);
+    assert_eq!(storage.load("r3").size(), 3);
+}
+
+/// Of two responses holding a document at the same revision and selection,
+/// the one that arrived later is kept, however late the other is recorded:
+/// in memory as after a reload (which stores responses in order of arrival).
+#[test]
+fn a_response_recorded_late_never_replaces_one_that_arrived_after_it() {
+    let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
+    let one = Endpoint::Document(format!("{:018}", 1));
+    let text = |title: &str| Rc::new(doc(1, 1, title, "2024-01-01T00:00:00.000Z").to_string());
+    for (url, title, arrived) in [("a", "newer", 2000.0), ("b", "older", 1000.0)] {
+        let change = cache
+            .plan_response(
+                Some(url),
+                &one,
+                &Query::new(),
+                Kind::Document,
+                text(title),
+                arrived,
+            )
+            .unwrap();
+        commit(&mut cache, &mut storage, change);
+    }
+    for (name, cache) in [("memory", &mut cache), ("reload", &mut storage.load("r"))] {
+        let answer = cache.answer_single("z", &one, &Query::new()).unwrap();
+        assert_eq!(body(&answer)["fields"]["title"], "newer", "{name}");
+        assert_eq!(answer.fetched_at, 2000.0, "{name}");
+    }
+}
+
+/// What one step of [`deletions_across_tabs_follow_the_order_of_arrival`] does.
+#[derive(Debug, Clone)]
+enum Step {
+    /// Tab `tab` records the response for document `id`, which arrived
+    /// `late` steps ago (0: now).
+    Respond { tab: usize, id: u32, late: u8 },
+    /// Tab `tab` refreshes posts; the service lists the ids of mask `listed`.
+    Refresh { tab: usize, listed: u8 },
+    /// Tab `tab` reloads from the storage.
+    Reload { tab: usize },
+}
+
+fn step() -> impl Strategy<Value = Step> {
+    prop_oneof![
+        3 => (0..2usize, 1..=5u32, 0..3u8).prop_map(|(tab, id, late)| Step::Respond { tab, id, late }),
+        3 => (0..2usize, 0..32u8).prop_map(|(tab, listed)| Step::Refresh { tab, listed }),
+        1 => (0..2usize).prop_map(|tab| Step::Reload { tab }),
+    ]
+}
+
+/// The reference: an event log. A document is held when the latest
+/// response listing it (by arrival) came after its latest deletion.
+#[derive(Default)]
+struct Events {
+    /// (time, id, listed: true / deleted: false).
+    log: Vec<(f64, u32, bool)>,
+}
+
+impl Events {
+    fn held(&self, known: &[usize], id: u32) -> bool {
+        let latest = |listed: bool| {
+            known
+                .iter()
+                .map(|&at| self.log[at])
+                .filter(|&(_, of, kind)| of == id && kind == listed)
+                .map(|(time, _, _)| time)
+                .fold(None, |max: Option<f64>, time| {
+                    Some(max.map_or(time, |m| m.max(time)))
+                })
+        };
+        match (latest(true), latest(false)) {
+            (Some(listed), Some(deleted)) => listed > deleted,
+            (listed, _) => listed.is_some(),
+        }
+    }
+
+    fn add(&mut self, known: &mut Vec<usize>, event: (f64, u32, bool)) {
+        known.push(self.log.len());
+        self.log.push(event);
+    }
+}
+
+/// One tab: its cache, the events it knows, the members of posts it holds
+/// (none when the list is not complete in it), the last time it stamped.
+struct Tab {
+    cache: Cache,
+    known: Vec<usize>,
+    members: Option<Vec<u32>>,
+}
+
+proptest! {
+    #![proptest_config(harness::config(256))]
+
+    /// Two tabs on one storage record responses (some recorded late) and
+    /// refresh a list that loses and regains documents: each tab's memory
+    /// holds a document exactly when, among the events it knows, the latest
+    /// response listing it arrived after its latest deletion, and a reload
+    /// of the storage agrees with all events.
+    #[test]
+    fn deletions_across_tabs_follow_the_order_of_arrival(steps in prop::collection::vec(step(), 1..24)) {
+        let mut storage = Storage::default();
+        let mut events = Events::default();
+        let all: Vec<u32> = (1..=5).collect();
+        let docs = |ids: &[u32]| -> Vec<Value> {
+            ids.iter().map(|&id| doc(id, 1, "t", "2024-01-01T00:00:00.000Z")).collect()
+        };
+        // The first tab records the whole list at 10; the second loads it.
+        let mut first = Tab { cache: Cache::new("a0"), known: Vec::new(), members: Some(all.clone()) };
+        let change = first
+            .cache
+            .plan_response(Some(URL), &posts(), &Query::new(), Kind::List, Rc::new(list(docs(&all), 5).to_string()), 10.0)
+            .unwrap();
+        commit(&mut first.cache, &mut storage, change);
+        for &id in &all {
+            events.add(&mut first.known, (10.0, id, true));
+        }
+        let mut list_members = all.clone();
+        let second = Tab { cache: storage.load("b0"), known: first.known.clone(), members: Some(all.clone()) };
+        let mut tabs = [first, second];
+        let mut sessions = 0;
+        for (index, step) in steps.into_iter().enumerate() {
+            let now = 100.0 * (index as f64 + 1.0);
+            match step {
+                Step::Respond { tab, id, late } => {
+                    let tab = &mut tabs[tab];
+                    let arrived = now - 100.0 * f64::from(late) - 50.0;
+                    let text = Rc::new(doc(id, 1, "t", "2024-01-01T00:00:00.000Z").to_string());
+                    let endpoint = Endpoint::Document(format!("{id:018}"));
+                    let change = tab
+                        .cache
+                        .plan_response(Some(&format!("u{id}-{index}")), &endpoint, &Query::new(), Kind::Document, text, arrived)
+                        .unwrap();
+                    commit(&mut tab.cache, &mut storage, change);
+                    events.add(&mut tab.known, (arrived, id, true));
+                }
+                Step::Refresh { tab, listed } => {
+                    let tab = &mut tabs[tab];
+                    let Some(members) = tab.members.clone() else {
+                        let refused = tab.cache.plan_refresh(&posts(), &Query::new(), Change::default(), &[], now);
+                        prop_assert!(refused.is_err(), "a refresh of a list that is not complete");
+                        continue;
+                    };
+                    let listed: Vec<u32> = all.iter().copied().filter(|id| listed & (1 << (id - 1)) != 0).collect();
+                    // The documents it does not hold are fetched, in one page.
+                    let fetch: Vec<u32> = listed.iter().copied().filter(|&id| !events.held(&tab.known, id)).collect();
+                    let arrived = tab.cache.stamp(now);
+                    let mut changes = Change::default();
+                    if !fetch.is_empty() {
+                        let page = Rc::new(list(docs(&fetch), fetch.len() + 100).to_string());
+                        changes = tab.cache.plan_response(None, &posts(), &Query::new(), Kind::List, page, arrived).unwrap();
+                        for &id in &fetch {
+                            events.add(&mut tab.known, (arrived, id, true));
+                        }
+                    }
+                    let sweep = swept(&docs(&listed));
+                    let (change, _) = tab
+                        .cache
+                        .plan_refresh(&posts(), &Query::new(), changes, &sweep, now)
+                        .map_err(|error| TestCaseError::fail(format!("refresh: {error}")))?;
+                    storage.write(&change);
+                    tab.cache.apply(change);
+                    let collect = tab.cache.plan_collect();
+                    storage.write(&collect);
+                    tab.cache.apply(collect);
+                    for &id in members.iter().filter(|id| !listed.contains(id)) {
+                        events.add(&mut tab.known, (now + 1.0, id, false));
+                    }
+                    tab.members = Some(listed.clone());
+                    list_members = listed;
+                }
+                Step::Reload { tab } => {
+                    sessions += 1;
+                    let known: Vec<usize> = (0..events.log.len()).collect();
+                    let complete = list_members.iter().all(|&id| events.held(&known, id));
+                    tabs[tab] = Tab {
+                        cache: storage.load(&format!("r{sessions}")),
+                        known,
+                        members: complete.then(|| list_members.clone()),
+                    };
+                }
+            }
+            let everything: Vec<usize> = (0..events.log.len()).collect();
+            let mut reloaded = storage.load("check");
+            for &id in &all {
+                let endpoint = Endpoint::Document(format!("{id:018}"));
+                for (number, tab) in tabs.iter_mut().enumerate() {
+                    prop_assert_eq!(
+                        tab.cache.answer_single("z", &endpoint, &Query::new()).is_ok(),
+                        events.held(&tab.known, id),
+                        "tab {} holds {} (step {})", number, id, index
+                    );
+                }
+                prop_assert_eq!(
+                    reloaded.answer_single("z", &endpoint, &Query::new()).is_ok(),
+                    events.held(&everything, id),
+                    "a reload holds {} (step {})", id, index
+                );
+            }
+        }
+    }
 }

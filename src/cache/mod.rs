@@ -11,9 +11,14 @@
 //!   write rule: a lower `meta.revision` never replaces a higher one (a
 //!   response holding such a document is stale and recorded not at all),
 //!   and on the same revision a narrower selection never replaces a wider
-//!   one. Segments are only ever added (with keys unique to this cache), so
+//!   one, and of two on the same selection the one received later is kept.
+//!   Segments are only ever added (with keys unique to this cache), so
 //!   two tabs sharing a storage keep the rule: a reload ingests every
 //!   segment, oldest first.
+//! - A document a refresh deleted is remembered with the time of its
+//!   deletion (`d:` entries, one per refresh, never rewritten: two tabs
+//!   deleting at once keep both): a response received later brings it back,
+//!   one received earlier (recorded late, or read at a reload) does not.
 //! - A list (an endpoint in a variant) is **complete** when one response
 //!   held all of it or when every page of it was recorded ([`Cache::plan_complete`]):
 //!   its member ids are kept (`l:` entries). A query on a complete list is
@@ -158,8 +163,21 @@ struct Segment {
 /// its revision.
 pub type Swept = (Vec<u8>, Option<Box<[u8]>>);
 
-/// Deleted documents: id and the order key of the revision it had.
-type Tombstones = Map<Vec<u8>, Option<Box<[u8]>>>;
+/// A document a refresh deleted: the order key of the revision it had, and
+/// when (a [`Cache::stamp`]). A response received later that holds it brings
+/// it back; one received before (recorded late, or read at a reload) does
+/// not, unless it holds a higher revision.
+#[derive(Debug, Clone, PartialEq)]
+struct Tombstone {
+    revision: Option<Box<[u8]>>,
+    at: f64,
+}
+
+/// Deleted documents of a variant, by id.
+type Tombstones = Map<Vec<u8>, Tombstone>;
+
+/// Documents a refresh deleted: id and tombstone.
+type Deleted = Vec<(Vec<u8>, Tombstone)>;
 
 /// A list of a variant: its members, when complete.
 #[derive(Debug, Clone, Default)]
@@ -230,7 +248,8 @@ pub struct Change {
     /// Documents that left a list: removed from their variant's store
     /// unless another list of it holds them.
     removed: Vec<(String, Vec<Rc<[u8]>>)>,
-    tombstones: Vec<(String, Tombstones)>,
+    /// Documents a refresh deleted, by variant.
+    tombstones: Vec<(String, Deleted)>,
     drop_lists: Vec<(String, String)>,
     /// Whether applying it may leave a text unused (a document or a URL
     /// replaced, a list changed): only then is collection worth planning.
@@ -316,7 +335,7 @@ pub struct Cache {
     /// Alias targets by (variant, alias api id).
     aliases: Map<(String, String), Vec<u8>>,
     /// Documents deleted by a refresh, by variant: never served again unless
-    /// a higher revision arrives.
+    /// a response received later holds them, or a higher revision.
     tombstones: Map<String, Tombstones>,
     /// When answers were invalidated: by endpoint key (`""`: every endpoint).
     invalidated: Map<String, f64>,
@@ -324,7 +343,8 @@ pub struct Cache {
     stamped: std::cell::Cell<f64>,
     /// A prefix unique to this cache (one tab), for segment keys.
     session: String,
-    next: u64,
+    /// The latest number in a storage key of this cache (`s:` and `d:`).
+    next: std::cell::Cell<u64>,
     clock: u64,
     bytes: usize,
     max_bytes: Option<usize>,
@@ -343,6 +363,8 @@ struct Loading {
     stale: Vec<String>,
     segments: Vec<(String, Segment, Option<Batch>)>,
     lists: Vec<(String, String, Vec<Vec<u8>>, f64)>,
+    /// Variants with deleted documents in an entry of an earlier version.
+    legacy: Vec<String>,
     /// Items of a storage that were not `[key, text]` pairs.
     skipped: usize,
 }
@@ -485,9 +507,15 @@ impl Cache {
         })
     }
 
-    fn segment_key(&mut self) -> (String, u64) {
-        self.next += 1;
-        (format!("s:{}:{}", self.session, self.next), self.next)
+    fn segment_key(&self) -> (String, u64) {
+        self.entry_key("s")
+    }
+
+    /// A new storage key of this cache: `{prefix}:{session}:{number}`.
+    fn entry_key(&self, prefix: &str) -> (String, u64) {
+        let next = self.next.get() + 1;
+        self.next.set(next);
+        (format!("{prefix}:{}:{next}", self.session), next)
     }
 
     /// Plans recording a response received for `url` (`kind` says what it
@@ -521,8 +549,6 @@ impl Cache {
                 Some(batch)
             }
         };
-        // A refresh's pages (no URL) are listed by its end (plan_refresh).
-        let revives = url.is_some();
         let (key, seq) = self.segment_key();
         let segment = Segment {
             url: url.unwrap_or_default().to_owned(),
@@ -566,42 +592,59 @@ impl Cache {
                     .ids()
                     .any(|id| store.is_some_and(|store| store.contains(id)))
             });
-        if let (Some(batch), true) = (&batch, revives) {
-            let ids: Vec<&[u8]> = batch.ids().collect();
-            self.plan_tombstones(&mut change, &variant, &ids, &[]);
-        }
         change.segments.push((key, segment, batch));
         Ok(change)
     }
 
-    /// Plans the deleted documents of `variant` after `listed` came again
-    /// (a document deleted by a refresh and listed since is no longer
-    /// deleted: a reload would remove it, and drop its lists) and `deleted`
-    /// left a list; nothing when that changes none.
-    fn plan_tombstones(
-        &self,
-        change: &mut Change,
-        variant: &str,
-        listed: &[&[u8]],
-        deleted: &[Swept],
-    ) {
-        let dead = self.tombstones.get(variant);
-        let revived = dead.is_some_and(|dead| listed.iter().any(|id| dead.contains_key(*id)));
-        if !revived && deleted.is_empty() {
+    /// Plans remembering the documents of `variant` a refresh deleted at
+    /// `at`: an entry of their own (a `d:` key of this cache, never
+    /// rewritten: two tabs deleting at once keep both deletions).
+    fn plan_tombstones(&self, change: &mut Change, variant: &str, added: Deleted, at: f64) {
+        if added.is_empty() {
             return;
         }
-        let mut tombstones = dead.cloned().unwrap_or_default();
-        for id in listed {
-            tombstones.remove(*id);
+        let (key, seq) = self.entry_key("d");
+        let text = write_tombstones(variant, seq, at, &added);
+        change.puts.push((key, Put::Text(text)));
+        change.tombstones.push((variant.to_owned(), added));
+    }
+
+    /// Stores the documents of `segment` (`batch`, read from it) in its
+    /// variant. Deleted documents stay deleted unless it was received after
+    /// their deletion: those it holds are no longer deleted; if it was
+    /// received before (recorded late, or read at a reload), they are
+    /// removed again, unless of a higher revision than they had.
+    fn commit(&mut self, segment: &Segment, batch: Batch) {
+        let variant = &segment.variant;
+        let ids: Vec<Vec<u8>> = match self.tombstones.get(variant) {
+            Some(tombstones) if !tombstones.is_empty() => batch.ids().map(<[u8]>::to_vec).collect(),
+            _ => Vec::new(),
+        };
+        self.store(variant).commit_batch(batch);
+        let (Some(tombstones), Some(store)) = (
+            self.tombstones.get_mut(variant),
+            self.variants.get_mut(variant),
+        ) else {
+            return;
+        };
+        let mut dead = Vec::new();
+        for id in ids {
+            match tombstones.get(&id) {
+                Some(tombstone) if segment.fetched_at > tombstone.at => {
+                    tombstones.remove(&id);
+                }
+                Some(tombstone) => {
+                    let newer = store
+                        .revision_of(&id)
+                        .is_some_and(|stored| stored > tombstone.revision.as_deref());
+                    if !newer {
+                        dead.push(id);
+                    }
+                }
+                None => {}
+            }
         }
-        for (id, revision) in deleted {
-            tombstones.insert(id.clone(), revision.clone());
-        }
-        let key = format!("t:{variant}");
-        change
-            .puts
-            .push((key, Put::Text(write_tombstones(&tombstones))));
-        change.tombstones.push((variant.to_owned(), tombstones));
+        store.remove_ids(dead.iter().map(Vec::as_slice));
     }
 
     fn plan_list(change: &mut Change, variant: &str, endpoint: &str, ids: Vec<Vec<u8>>, now: f64) {
@@ -681,7 +724,7 @@ impl Cache {
     pub fn apply(&mut self, change: Change) {
         for (key, segment, batch) in change.segments {
             if let Some(batch) = batch {
-                self.store(&segment.variant).commit_batch(batch);
+                self.commit(&segment, batch);
             }
             // A response of a list is a use of it (least recently used goes first).
             self.touch(&(segment.variant.clone(), segment.endpoint.clone()));
@@ -702,8 +745,9 @@ impl Cache {
         for (variant, ids) in change.removed {
             self.remove_unlisted(&variant, &ids);
         }
-        for (variant, tombstones) in change.tombstones {
-            self.tombstones.insert(variant, tombstones);
+        // The latest deletion of a document counts.
+        for (variant, added) in change.tombstones {
+            self.tombstones.entry(variant).or_default().extend(added);
         }
         for key in change.drop_lists {
             self.drop_list(&key);
@@ -888,9 +932,21 @@ impl Cache {
             segment.map(|segment| self.pending.segments.push(segment))
         } else if let Some(rest) = key.strip_prefix("l:") {
             read_list(&key, rest, &text).map(|list| self.pending.lists.push(list))
-        } else if let Some(variant) = key.strip_prefix("t:") {
-            read_tombstones(&key, &text).map(|found| {
-                self.tombstones.insert(variant.to_owned(), found);
+        } else if key.starts_with("d:") || key.starts_with("t:") {
+            // A `t:` entry is of an earlier version (one per variant, named
+            // by its key, rewritten by each refresh): load_end stores its
+            // deletions again as a `d:` entry.
+            read_tombstones(&key, &text).and_then(|(variant, seq, found)| {
+                let legacy = key.strip_prefix("t:").map(str::to_owned);
+                if let Some(variant) = &legacy {
+                    self.pending.legacy.push(variant.clone());
+                }
+                let variant = legacy
+                    .or(variant)
+                    .ok_or_else(|| corrupt(&key, "no variant or time", &text))?;
+                self.next.set(self.next.get().max(seq));
+                self.bury(variant, found);
+                Ok(())
             })
         } else {
             let error = corrupt(&key, format!("not an entry of schema {SCHEMA}"), &text);
@@ -899,6 +955,20 @@ impl Cache {
         };
         if let Err(error) = read {
             self.pending.errors.push(error);
+        }
+    }
+
+    /// Adds the deleted documents of a stored entry: of two deletions of
+    /// one document, the later counts.
+    fn bury(&mut self, variant: String, found: Tombstones) {
+        let tombstones = self.tombstones.entry(variant).or_default();
+        for (id, tombstone) in found {
+            match tombstones.get(&id) {
+                Some(known) if known.at >= tombstone.at => {}
+                _ => {
+                    tombstones.insert(id, tombstone);
+                }
+            }
         }
     }
 
@@ -950,6 +1020,7 @@ impl Cache {
             stale,
             segments,
             lists,
+            legacy,
             skipped,
         } = std::mem::take(&mut self.pending);
         if skipped > 0 {
@@ -968,11 +1039,13 @@ impl Cache {
                 .total_cmp(&b.1.fetched_at)
                 .then(a.1.seq.cmp(&b.1.seq))
         });
+        let mut latest = 0.0_f64;
         for (key, segment, batch) in segments {
             if let Some(batch) = batch {
-                self.store(&segment.variant).commit_batch(batch);
+                self.commit(&segment, batch);
             }
-            self.next = self.next.max(segment.seq);
+            latest = latest.max(segment.fetched_at);
+            self.next.set(self.next.get().max(segment.seq));
             self.bytes += segment.text.len();
             // A later segment of the same URL replaces an earlier one (a
             // refresh's pages answer no URL).
@@ -980,25 +1053,6 @@ impl Cache {
                 self.urls.insert(segment.url.clone(), key.clone());
             }
             self.segments.insert(key, segment);
-        }
-        // Deleted documents stay deleted, unless a higher revision came.
-        let tombstones: Vec<(String, Tombstones)> = self
-            .tombstones
-            .iter()
-            .map(|(variant, found)| (variant.clone(), found.clone()))
-            .collect();
-        for (variant, found) in tombstones {
-            let store = self.store(&variant);
-            let dead: Vec<&Vec<u8>> = found
-                .iter()
-                .filter(|(id, revision)| {
-                    store
-                        .revision_of(id)
-                        .is_some_and(|stored| stored <= revision.as_deref())
-                })
-                .map(|(id, _)| id)
-                .collect();
-            store.remove_ids(dead.into_iter().map(Vec::as_slice));
         }
         for (variant, endpoint, ids, fetched_at) in lists {
             let store = self.store(&variant);
@@ -1013,10 +1067,25 @@ impl Cache {
                 self.lists.insert((variant, endpoint), list);
             }
         }
-        let change = Change {
+        let mut change = Change {
             deletes: stale,
             ..Change::default()
         };
+        // An earlier version's deletions happened after every response read
+        // with them: they are stored again with the latest such time, as a
+        // `d:` entry (a response received from now on brings one back).
+        let at = latest;
+        for variant in legacy {
+            let mut added = Vec::new();
+            for (id, tombstone) in self.tombstones.get_mut(&variant).into_iter().flatten() {
+                if tombstone.at == f64::INFINITY {
+                    tombstone.at = at;
+                    added.push((id.clone(), tombstone.clone()));
+                }
+            }
+            self.plan_tombstones(&mut change, &variant, added, at);
+            change.deletes.push(format!("t:{variant}"));
+        }
         (errors, change)
     }
 
@@ -1211,16 +1280,19 @@ impl Cache {
                 }
             }
         }
-        let dead: Vec<Swept> = deleted
+        // Deleted now: after every response received so far (a response
+        // received before and recorded later does not bring one back).
+        let at = self.stamp(now);
+        let dead: Deleted = deleted
             .iter()
             .filter(|id| !elsewhere.contains(id.as_ref()))
             .map(|id| {
                 let revision = store.and_then(|store| store.revision_of(id)).flatten();
-                (id.to_vec(), revision.map(Box::from))
+                let revision = revision.map(Box::from);
+                (id.to_vec(), Tombstone { revision, at })
             })
             .collect();
-        let listed: Vec<&[u8]> = ids.iter().map(Vec::as_slice).collect();
-        self.plan_tombstones(&mut changes, &key.0, &listed, &dead);
+        self.plan_tombstones(&mut changes, &key.0, dead, at);
         Self::plan_list(&mut changes, &key.0, &key.1, ids, now);
         if !deleted.is_empty() {
             changes.removed.push((key.0.clone(), deleted.clone()));
@@ -1526,39 +1598,57 @@ fn unhex(text: &str) -> Option<Vec<u8>> {
     Some(bytes)
 }
 
-fn write_tombstones(tombstones: &Tombstones) -> String {
+/// A `d:` entry: documents of `variant` deleted at `at`, each id (as
+/// text) with the order key of its revision in hex (`null`: none). An entry
+/// of an earlier version (`t:`, one per variant) has no variant and no time.
+fn write_tombstones(
+    variant: &str,
+    seq: u64,
+    at: f64,
+    tombstones: &[(Vec<u8>, Tombstone)],
+) -> String {
     let mut deleted = Writer::new();
-    for (id, revision) in tombstones {
-        let revision = revision.as_deref().map(hex);
+    for (id, tombstone) in tombstones {
+        let revision = tombstone.revision.as_deref().map(hex);
         deleted.optional(&String::from_utf8_lossy(id), revision.as_deref());
     }
     let mut record = Writer::new();
     record
         .number("v", SCHEMA as f64)
+        .string("variant", variant)
+        .number("seq", seq as f64)
+        .number("at", at)
         .raw("deleted", &deleted.finish());
     record.finish()
 }
 
-fn read_tombstones(key: &str, text: &str) -> Result<Tombstones> {
+/// Reads a `d:` entry, or a `t:` entry of an earlier version (its
+/// documents deleted after every response stored with it: at infinity).
+fn read_tombstones(key: &str, text: &str) -> Result<(Option<String>, u64, Tombstones)> {
     let value = record(key, text)?;
     let entries = value
         .object("deleted")
         .ok_or_else(|| corrupt(key, "no deleted ids", text))?;
-    entries
-        .into_iter()
-        .map(|(id, revision)| {
-            let revision = match revision {
-                "null" => None,
-                _ => Some(
-                    revision
-                        .strip_prefix('"')
-                        .and_then(|hex| hex.strip_suffix('"'))
-                        .and_then(unhex)
-                        .ok_or_else(|| corrupt(key, "a revision that is not hex", text))?
-                        .into_boxed_slice(),
-                ),
-            };
-            Ok((id.into_bytes(), revision))
-        })
-        .collect()
+    // An entry of this version has both its variant and its time.
+    let (variant, at) = match (value.string("variant"), value.number("at")) {
+        (Some(variant), Some(at)) => (Some(variant), at),
+        _ => (None, f64::INFINITY),
+    };
+    let mut tombstones = Tombstones::default();
+    for (id, revision) in entries {
+        let revision = match revision {
+            "null" => None,
+            _ => Some(
+                revision
+                    .strip_prefix('"')
+                    .and_then(|hex| hex.strip_suffix('"'))
+                    .and_then(unhex)
+                    .ok_or_else(|| corrupt(key, "a revision that is not hex", text))?
+                    .into_boxed_slice(),
+            ),
+        };
+        tombstones.insert(id.into_bytes(), Tombstone { revision, at });
+    }
+    let seq = value.number("seq").map_or(0, u64_from_f64);
+    Ok((variant, seq, tombstones))
 }

@@ -7,7 +7,7 @@
 //! - A write with a lower `meta.revision` never replaces a higher one (a
 //!   document without a numeric revision counts as lower than one with; an
 //!   equal revision replaces, unless the stored document was fetched with a
-//!   wider selection).
+//!   wider selection, or with the same one and received later).
 //! - Each query's sort keys get an **index**: the values of its keys read
 //!   once per document (columns), and the documents in sorted order (a
 //!   permutation). Every write updates the indexes it touches before it
@@ -1055,14 +1055,20 @@ impl DocumentStore {
 /// The write rule: a lower `meta.revision` never replaces a higher one (a
 /// document without a revision counts as lower than one with); on the same
 /// revision, a document fetched with a narrower selection does not replace
-/// one that holds more.
+/// one that holds more, and of two with the same selection, one received
+/// earlier does not replace one received later (a response recorded late:
+/// the offline cache keeps the later one, as a reload, which stores its
+/// responses in the order they arrived, would).
 fn replaces(stored: &Slot, incoming: &Incoming) -> bool {
     match incoming.revision.cmp(&stored.revision) {
         Ordering::Less => false,
         Ordering::Greater => true,
         Ordering::Equal => {
             let (old, new) = (stored.selection.as_deref(), incoming.selection.as_deref());
-            !Selection::covers(old, new) || Selection::covers(new, old)
+            match (Selection::covers(new, old), Selection::covers(old, new)) {
+                (true, true) => incoming.fetched_at >= stored.fetched_at,
+                (wider, narrower) => wider || !narrower,
+            }
         }
     }
 }

@@ -243,3 +243,25 @@ test("invalidate sends the next call to the network under cache-first; cachedAt 
   assert.equal(answer.source, "cache");
   assert.equal(answer.stale, true);
 });
+
+test("two tabs refreshing two lists at once keep both tabs' deletions after a reload", async () => {
+  const storage = new SharedStorage();
+  const first = client({ storage });
+  await first.prefetch({ collection: "articles" });
+  await first.prefetch({ collection: "authors" });
+  // The second tab read the storage before either refresh.
+  const second = client({ storage });
+  await second.cache.ready();
+  const { articles, authors } = server.snapshot().collections;
+  const [article, author] = [articles[0].meta.id, authors[0].meta.id];
+  const offline = () => client({ storage, policy: "cache-only" });
+  for (const id of [article, author]) assert.equal((await offline().document(id)).source, "cache", "cached before");
+  server.mutate({ delete: [article, author] });
+  assert.equal((await first.refresh({ collection: "articles" })).deleted, 1);
+  assert.equal((await second.refresh({ collection: "authors" })).deleted, 1);
+  const reloaded = offline();
+  for (const id of [article, author]) {
+    await assert.rejects(reloaded.document(id), (e) => e.code === "not_cached", `${id} stays deleted after a reload`);
+  }
+  assert.equal((await reloaded.document(articles[1].meta.id)).source, "cache");
+});
