@@ -344,6 +344,24 @@ for (const [name, value] of Object.entries({ ContentRepoError, ready, init })) {
   Object.defineProperty(value, "name", { value: name });
 }
 
+// `client.cache` is one object per client (`client.cache === client.cache`),
+// as a property is: the glue's getter makes a new wrapper on each read.
+if (api.Client) {
+  const proto = api.Client.prototype;
+  const { get, ...rest } = Object.getOwnPropertyDescriptor(proto, "cache");
+  const made = new WeakMap();
+  Object.defineProperty(proto, "cache", {
+    ...rest,
+    get: {
+      cache() {
+        // A freed client's read fails in the guarded getter, as before.
+        if (!made.has(this) || this.__wbg_ptr === 0) made.set(this, get.call(this));
+        return made.get(this);
+      },
+    }.cache,
+  });
+}
+
 // `client.pages(...)` is an async iterator: `for await (const page of ...)`.
 if (api.Pages) {
   api.Pages.prototype[Symbol.asyncIterator] = function () {

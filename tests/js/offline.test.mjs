@@ -70,6 +70,18 @@ test("results say where they came from, in a non-enumerable source and stale", a
   assert.equal(plain.source, "network", "clients without a cache mark results too");
 });
 
+test("client.cache is one object per client, as a property is", () => {
+  const c = client({ storage: "memory" });
+  assert.equal(c.cache, c.cache);
+  assert.notEqual(c.cache, client({ storage: "memory" }).cache);
+  assert.equal(c.cache.policy, "network-first");
+  assert.equal(client(undefined).cache, undefined);
+  const freed = client({ storage: "memory" });
+  assert.equal(typeof freed.cache, "object");
+  freed.free();
+  assert.throws(() => freed.cache, (e) => e.code === "invalid_argument", "a freed client's cache cannot be read");
+});
+
 test("network-first answers from the network, and from the cache when the network fails", async () => {
   const c = client({ storage: "memory" });
   const fresh = await c.collection("authors", "limit=5");
