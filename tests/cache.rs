@@ -133,7 +133,12 @@ fn refresh_posts(
 
 /// Records the list of [`three`] at `URL`: complete.
 fn record_three(cache: &mut Cache, storage: &mut Storage) {
-    let three = list(three(), 3);
+    record_whole(cache, storage, three());
+}
+
+/// Records the whole list of posts `docs` at `URL`: complete.
+fn record_whole(cache: &mut Cache, storage: &mut Storage, docs: Vec<Value>) {
+    let total = docs.len();
     record(
         cache,
         storage,
@@ -141,7 +146,7 @@ fn record_three(cache: &mut Cache, storage: &mut Storage) {
         &posts(),
         &Query::new(),
         Kind::List,
-        &three,
+        &list(docs, total),
     );
 }
 
@@ -1450,41 +1455,24 @@ fn a_response_brings_a_deleted_document_back_only_when_it_arrived_after_the_dele
         let endpoint = Endpoint::Document(format!("{:018}", 3));
         cache.answer_single("z", &endpoint, &Query::new()).is_ok()
     };
-    // Arrived before the refresh, recorded after it.
-    let late = cache
-        .plan_response(
-            Some("u-late"),
-            &posts(),
-            &Query::new(),
-            Kind::List,
-            three_alone(),
-            before,
-        )
-        .unwrap();
-    commit(&mut cache, &mut storage, late);
-    assert!(!single(&mut cache), "a response older than the deletion");
-    assert!(
-        !single(&mut storage.load("r1")),
-        "a response older than the deletion, reloaded"
-    );
-    // Arrived after it.
-    let after = cache.stamp(2500.0);
-    let fresh = cache
-        .plan_response(
-            Some("u-new"),
-            &posts(),
-            &Query::new(),
-            Kind::List,
-            three_alone(),
-            after,
-        )
-        .unwrap();
-    commit(&mut cache, &mut storage, fresh);
-    assert!(single(&mut cache), "a response newer than the deletion");
-    assert!(
-        single(&mut storage.load("r2")),
-        "a response newer than the deletion, reloaded"
-    );
+    // Arrived before the refresh (stamped then, recorded after it), then
+    // after it (stamped as it is recorded).
+    for (url, arrived, held) in [("u-late", Some(before), false), ("u-new", None, true)] {
+        let arrived = arrived.unwrap_or_else(|| cache.stamp(2500.0));
+        let change = cache
+            .plan_response(
+                Some(url),
+                &posts(),
+                &Query::new(),
+                Kind::List,
+                three_alone(),
+                arrived,
+            )
+            .unwrap();
+        commit(&mut cache, &mut storage, change);
+        assert_eq!(single(&mut cache), held, "{url}");
+        assert_eq!(single(&mut storage.load(url)), held, "{url}, reloaded");
+    }
 }
 
 /// An entry of deleted documents written by an earlier version (`t:`, one
@@ -1499,15 +1487,7 @@ fn deleted_documents_of_an_earlier_version_stay_deleted() {
         doc["meta"].as_object_mut().unwrap().remove("revision");
     }
     let three = || docs.clone();
-    record(
-        &mut cache,
-        &mut storage,
-        URL,
-        &posts(),
-        &Query::new(),
-        Kind::List,
-        &list(three(), 3),
-    );
+    record_whole(&mut cache, &mut storage, three());
     let id = format!("{:018}", 3);
     storage.entries.insert(
         "t:".into(),
