@@ -569,10 +569,12 @@ impl Cache {
             },
         ));
         if let (Kind::List, Some(batch)) = (kind, &batch) {
-            // One response that holds the whole list makes it complete.
+            // One response that holds the whole list makes it complete,
+            // unless a document of it was deleted since it arrived.
             if query.get_offset().unwrap_or(0) == 0
                 && batch.total() == Some(batch.len() as u64)
                 && needs_service(query).is_none()
+                && !(batch.revisions()).any(|(id, rev)| self.buried(&variant, id, rev, now))
             {
                 let ids = batch.ids().map(<[u8]>::to_vec).collect();
                 Self::plan_list(&mut change, &variant, &segment.endpoint, ids, now);
@@ -609,42 +611,25 @@ impl Cache {
         change.tombstones.push((variant.to_owned(), added));
     }
 
+    /// Whether a document of `variant` received at `arrived` (`id`, the
+    /// order key of its revision) was deleted by a refresh after it arrived
+    /// and is not of a higher revision than it had: then it is not stored
+    /// (a response received before a deletion, recorded late or read at a
+    /// reload, never brings the document back; one received after it does).
+    fn buried(&self, variant: &str, id: &[u8], revision: Option<&[u8]>, arrived: f64) -> bool {
+        let tombstone = self.tombstones.get(variant).and_then(|dead| dead.get(id));
+        tombstone.is_some_and(|dead| arrived <= dead.at && revision <= dead.revision.as_deref())
+    }
+
     /// Stores the documents of `segment` (`batch`, read from it) in its
-    /// variant. Deleted documents stay deleted unless it was received after
-    /// their deletion: those it holds are no longer deleted; if it was
-    /// received before (recorded late, or read at a reload), they are
-    /// removed again, unless of a higher revision than they had.
-    fn commit(&mut self, segment: &Segment, batch: Batch) {
+    /// variant, but those [`Cache::buried`].
+    fn commit(&mut self, segment: &Segment, mut batch: Batch) {
         let variant = &segment.variant;
-        let ids: Vec<Vec<u8>> = match self.tombstones.get(variant) {
-            Some(tombstones) if !tombstones.is_empty() => batch.ids().map(<[u8]>::to_vec).collect(),
-            _ => Vec::new(),
-        };
-        self.store(variant).commit_batch(batch);
-        let (Some(tombstones), Some(store)) = (
-            self.tombstones.get_mut(variant),
-            self.variants.get_mut(variant),
-        ) else {
-            return;
-        };
-        let mut dead = Vec::new();
-        for id in ids {
-            match tombstones.get(&id) {
-                Some(tombstone) if segment.fetched_at > tombstone.at => {
-                    tombstones.remove(&id);
-                }
-                Some(tombstone) => {
-                    let newer = store
-                        .revision_of(&id)
-                        .is_some_and(|stored| stored > tombstone.revision.as_deref());
-                    if !newer {
-                        dead.push(id);
-                    }
-                }
-                None => {}
-            }
+        if self.tombstones.contains_key(variant) {
+            let arrived = segment.fetched_at;
+            batch.drop_where(|id, revision| self.buried(variant, id, revision, arrived));
         }
-        store.remove_ids(dead.iter().map(Vec::as_slice));
+        self.store(variant).commit_batch(batch);
     }
 
     fn plan_list(change: &mut Change, variant: &str, endpoint: &str, ids: Vec<Vec<u8>>, now: f64) {
@@ -912,14 +897,14 @@ impl Cache {
 
     /// Loads the stored entries: [`Cache::load_entry`] of each, then
     /// [`Cache::load_end`]. Returns a `decode` error for each entry that is
-    /// corrupt or of another schema (skipped), and the keys of entries to
-    /// delete (old schemas).
-    pub fn load(&mut self, entries: Vec<(String, String)>) -> (Vec<Error>, Vec<String>) {
+    /// corrupt or of another schema (skipped), and the change to write (and
+    /// then apply) in one write: the entries of old schemas deleted, those
+    /// of an earlier version of this one written again.
+    pub fn load(&mut self, entries: Vec<(String, String)>) -> (Vec<Error>, Change) {
         for (key, text) in entries {
             self.load_entry(key, text);
         }
-        let (errors, change) = self.load_end(Ok(0));
-        (errors, change.deletes)
+        self.load_end(Ok(0))
     }
 
     /// Reads one stored entry, as storage gives it: a segment's documents
@@ -1075,12 +1060,14 @@ impl Cache {
         // with them: they are stored again with the latest such time, as a
         // `d:` entry (a response received from now on brings one back).
         let at = latest;
+        // (Applied once written: until then they stay at infinity in
+        // memory, as in storage.)
         for variant in legacy {
             let mut added = Vec::new();
-            for (id, tombstone) in self.tombstones.get_mut(&variant).into_iter().flatten() {
+            for (id, tombstone) in self.tombstones.get(&variant).into_iter().flatten() {
                 if tombstone.at == f64::INFINITY {
-                    tombstone.at = at;
-                    added.push((id.clone(), tombstone.clone()));
+                    let revision = tombstone.revision.clone();
+                    added.push((id.clone(), Tombstone { revision, at }));
                 }
             }
             self.plan_tombstones(&mut change, &variant, added, at);
@@ -1255,8 +1242,16 @@ impl Cache {
         // while the refresh ran, in a page older than the cache, or with an
         // id that cannot be asked for: not UTF-8) leaves the list as it was:
         // never thinner than the service's.
-        let fetched_ids = changes.ids();
-        let fetched: Set<&[u8]> = fetched_ids.iter().map(Vec::as_slice).collect();
+        // Fetched: in a page of the refresh, and not deleted since it arrived
+        // (by another refresh).
+        let mut fetched: Set<&[u8]> = Set::default();
+        for (_, segment, batch) in &changes.segments {
+            for (id, revision) in batch.iter().flat_map(Batch::revisions) {
+                if !self.buried(&segment.variant, id, revision, segment.fetched_at) {
+                    fetched.insert(id);
+                }
+            }
+        }
         let held =
             |id: &[u8]| store.is_some_and(|store| store.contains(id)) || fetched.contains(id);
         let missing = swept.iter().filter(|(id, _)| !held(id)).count();

@@ -170,6 +170,11 @@ impl Batch {
     pub(crate) fn len(&self) -> usize {
         self.incoming.len()
     }
+
+    /// Leaves out the documents for which `drop(id, revision)` holds.
+    pub(crate) fn drop_where(&mut self, mut drop: impl FnMut(&[u8], Option<&[u8]>) -> bool) {
+        (self.incoming).retain(|document| !drop(&document.id, document.revision.as_deref()));
+    }
 }
 
 /// Where a write came from, for its error codes.

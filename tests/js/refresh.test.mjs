@@ -244,7 +244,7 @@ test("invalidate sends the next call to the network under cache-first; cachedAt 
   assert.equal(answer.stale, true);
 });
 
-test("two tabs refreshing two lists at once keep both tabs' deletions after a reload", async () => {
+test("two tabs that each refresh a list from what they read before the other's refresh keep both deletions after a reload", async () => {
   const storage = new SharedStorage();
   const first = client({ storage });
   await first.prefetch({ collection: "articles" });
