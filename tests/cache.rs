@@ -1933,3 +1933,52 @@ fn control_characters_in_a_url_survive_a_reload() {
         .answer_list("other", &posts(), &Query::new())
         .is_err());
 }
+
+/// A refresh whose page holds a document another refresh deleted after the
+/// page arrived (two refreshes at once) cannot record it: it rejects with
+/// `not_cached`, rather than keep a list that lacks it.
+#[test]
+fn a_refresh_whose_fetched_document_was_deleted_since_rejects() {
+    let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
+    record_three(&mut cache, &mut storage);
+    let featured = Endpoint::Collection("featured".into());
+    let four = doc(4, 1, "d", "2024-01-04T00:00:00.000Z");
+    let whole = list(vec![four.clone()], 1);
+    record(
+        &mut cache,
+        &mut storage,
+        "uf",
+        &featured,
+        &Query::new(),
+        Kind::List,
+        &whole,
+    );
+    // The refresh of featured fetches 3 (now listed there) at 1500 ...
+    let page = Rc::new(list(vec![three()[2].clone()], 9).to_string());
+    let arrived = cache.stamp(1500.0);
+    let fetched = cache
+        .plan_response(None, &featured, &Query::new(), Kind::List, page, arrived)
+        .unwrap();
+    // ... while the refresh of posts deletes it, and ends first.
+    refresh_posts(
+        &mut cache,
+        &mut storage,
+        Change::default(),
+        &swept(&three()[..2]),
+        2000.0,
+    );
+    let listed = swept(&[three()[2].clone(), four]);
+    let refresh = cache.plan_refresh(&featured, &Query::new(), fetched, &listed, 2500.0);
+    let error = refresh.expect_err("rejected");
+    assert_eq!(error.code(), "not_cached", "{error}");
+    let answer = body(
+        &cache
+            .answer_list("other", &featured, &Query::new())
+            .unwrap(),
+    );
+    assert_eq!(
+        answer["data"].as_array().unwrap().len(),
+        1,
+        "featured as it was"
+    );
+}
