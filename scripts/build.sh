@@ -32,8 +32,11 @@ node_modules/.bin/wasm-opt -O2 -Os --converge --minify-imports-and-exports --str
   --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
   --enable-mutable-globals --enable-reference-types --enable-multivalue \
   "$out.tmp/web/content_repo_bg.wasm" -o "$out.tmp/web/content_repo_bg.wasm" > "$out.tmp/exports.json"
-node scripts/minify-exports.mjs "$out.tmp/exports.json" "$out.tmp/web/content_repo.js" "$out.tmp/node/content_repo.js"
-rm "$out.tmp/exports.json"
+node scripts/minify-exports.mjs "$out.tmp/exports.json" "$out.tmp/web/content_repo_bg.wasm" \
+  "$out.tmp/web/content_repo.js" "$out.tmp/node/content_repo.js"
+# wasm-bindgen's own types of the module list its exports by their former
+# names; no entry uses them (the package's types are src/js/*.d.ts).
+rm "$out.tmp/exports.json" "$out.tmp"/{web,node}/content_repo_bg.wasm.d.ts "$out.tmp/web/content_repo.d.ts"
 cp "$out.tmp/web/content_repo_bg.wasm" "$out.tmp/node/content_repo_bg.wasm"
 
 for target in web node; do

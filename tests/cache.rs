@@ -1404,21 +1404,20 @@ fn two_tabs_deleting_documents_keep_both_deletions() {
         assert!(!single(cache, 5), "{name}: 5 was deleted");
         assert!(single(cache, 1) && single(cache, 4), "{name}");
     }
-    let mut reloaded = storage.load("c");
+    // Each refresh that deleted something added an entry of its own; a
+    // load merges them into one.
+    assert_eq!(tombstone_entries(&storage), 2);
+    let mut reloaded = Cache::new("c");
+    let (errors, change) = reloaded.load(storage.entries.clone().into_iter().collect());
+    assert!(errors.is_empty(), "{errors:?}");
+    storage.write(&change);
+    reloaded.apply(change);
+    assert_eq!(tombstone_entries(&storage), 1);
     assert!(
         !single(&mut reloaded, 3),
         "3 stays deleted after the second tab's refresh"
     );
     assert_eq!(reloaded.size(), 3);
-    // Each refresh that deleted something adds an entry of its own.
-    let entries = |storage: &Storage| {
-        storage
-            .entries
-            .keys()
-            .filter(|k| k.starts_with("d:"))
-            .count()
-    };
-    assert_eq!(entries(&storage), 2);
     refresh_posts(
         &mut reloaded,
         &mut storage,
@@ -1426,12 +1425,19 @@ fn two_tabs_deleting_documents_keep_both_deletions() {
         &swept(&three()[..1]),
         4000.0,
     );
-    assert_eq!(entries(&storage), 3);
+    assert_eq!(tombstone_entries(&storage), 2);
     let mut last = storage.load("d");
     assert_eq!(last.size(), 2);
     for id in [2, 3, 5] {
         assert!(!single(&mut last, id), "{id} stays deleted");
     }
+}
+
+/// The entries of deleted documents this version writes (`t:{variant}\u{1f}...`).
+fn tombstone_entries(storage: &Storage) -> usize {
+    let keys = storage.entries.keys();
+    keys.filter(|k| k.starts_with("t:") && k.contains('\u{1f}'))
+        .count()
 }
 
 /// Whether a deleted document comes back is decided by when responses
@@ -1576,21 +1582,14 @@ fn deleted_documents_of_an_earlier_version_stay_deleted() {
     assert_eq!(reloaded.size(), 2);
     // What the load returns to write: the entry again, as this version's.
     assert_eq!(change.deletes(), ["t:"]);
-    assert!(change.puts().iter().any(|(key, _)| key.starts_with("d:")));
+    assert!(change.puts().iter().any(|(key, _)| key.contains('\u{1f}')));
     storage.write(&change);
     reloaded.apply(change);
     assert!(
         !storage.entries.contains_key("t:"),
         "the earlier entry is replaced"
     );
-    assert_eq!(
-        storage
-            .entries
-            .keys()
-            .filter(|k| k.starts_with("d:"))
-            .count(),
-        1
-    );
+    assert_eq!(tombstone_entries(&storage), 1);
     assert_eq!(
         storage.load("r2").size(),
         2,
@@ -1981,4 +1980,140 @@ fn a_refresh_whose_fetched_document_was_deleted_since_rejects() {
         1,
         "featured as it was"
     );
+}
+
+/// A deletion counts against every response that arrived before it,
+/// whatever the revision it holds: a refresh page with a newer revision of
+/// a document the same refresh then deleted (edited, then unpublished while
+/// it ran), or a newer revision another tab received, does not bring it
+/// back at a reload.
+#[test]
+fn a_deletion_counts_against_newer_revisions_that_arrived_before_it() {
+    let three_at = || Endpoint::Document(format!("{:018}", 3));
+    let deleted = |cache: &mut Cache| {
+        cache
+            .answer_single("z", &three_at(), &Query::new())
+            .is_err()
+    };
+    // One tab: the refresh's own delta page holds 3 at revision 2.
+    let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
+    record_three(&mut cache, &mut storage);
+    let page = vec![
+        doc(1, 2, "b2", "2024-01-01T00:00:00.000Z"),
+        doc(3, 2, "c2", "2024-01-03T00:00:00.000Z"),
+    ];
+    let page = Rc::new(list(page, 2).to_string());
+    let arrived = cache.stamp(1500.0);
+    let delta = cache
+        .plan_response(None, &posts(), &Query::new(), Kind::List, page, arrived)
+        .unwrap();
+    refresh_posts(
+        &mut cache,
+        &mut storage,
+        delta,
+        &swept(&three()[..2]),
+        arrived,
+    );
+    commit(&mut cache, &mut storage, Change::default());
+    assert!(deleted(&mut cache), "memory");
+    assert!(deleted(&mut storage.load("r")), "a reload");
+    // Two tabs: the second received 3 at revision 2; the first, holding
+    // revision 1, deletes it.
+    let (mut first, mut storage) = (Cache::new("a"), Storage::default());
+    record_three(&mut first, &mut storage);
+    let mut second = storage.load("b");
+    let newer = list(vec![doc(3, 2, "c2", "2024-01-03T00:00:00.000Z")], 9);
+    record(
+        &mut second,
+        &mut storage,
+        "u3",
+        &posts(),
+        &Query::new(),
+        Kind::List,
+        &newer,
+    );
+    refresh_posts(
+        &mut first,
+        &mut storage,
+        Change::default(),
+        &swept(&three()[..2]),
+        2000.0,
+    );
+    assert!(deleted(&mut first), "the deleting tab");
+    assert!(deleted(&mut storage.load("r")), "a reload");
+}
+
+/// The response of a document's own URL does not answer for it once a
+/// refresh deleted it after that response arrived, in memory and after a
+/// reload; one received after the deletion does.
+#[test]
+fn the_url_of_a_deleted_document_does_not_answer_it() {
+    let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
+    record_three(&mut cache, &mut storage);
+    let endpoint = Endpoint::Document(format!("{:018}", 3));
+    let mut title = Query::new();
+    title.fields("title").unwrap();
+    let mut narrow = three()[2].clone();
+    narrow["fields"] = json!({ "title": "c" });
+    // The title alone, at its URL: the store holds the whole document, so a
+    // whole query is answered by the store and this URL answers itself.
+    let url = "https://cms.example.com/v1/demo/documents/3?fields=title";
+    record(
+        &mut cache,
+        &mut storage,
+        url,
+        &endpoint,
+        &title,
+        Kind::Document,
+        &narrow,
+    );
+    refresh_posts(
+        &mut cache,
+        &mut storage,
+        Change::default(),
+        &swept(&three()[..2]),
+        2000.0,
+    );
+    for (name, cache) in [("memory", &mut cache), ("reload", &mut storage.load("r"))] {
+        let answer = cache.answer_single(url, &endpoint, &title);
+        assert!(answer.is_err(), "{name}: {answer:?}");
+    }
+    record(
+        &mut cache,
+        &mut storage,
+        url,
+        &endpoint,
+        &title,
+        Kind::Document,
+        &narrow,
+    );
+    for (name, cache) in [("memory", &mut cache), ("reload", &mut storage.load("r2"))] {
+        assert!(
+            cache.answer_single(url, &endpoint, &title).is_ok(),
+            "{name}"
+        );
+    }
+}
+
+/// An entry of deleted documents that a refresh writes is one an earlier
+/// version of the SDK, still running in another tab, reads without error
+/// and keeps (a `t:` key, each id `null`): a rollout loses no deletion.
+#[test]
+fn a_refresh_writes_deleted_documents_an_earlier_version_reads() {
+    let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
+    record_three(&mut cache, &mut storage);
+    refresh_posts(
+        &mut cache,
+        &mut storage,
+        Change::default(),
+        &swept(&three()[..2]),
+        2000.0,
+    );
+    let entries: Vec<(&String, &String)> = (storage.entries.iter())
+        .filter(|(key, _)| key.starts_with("t:") && key.contains('\u{1f}'))
+        .collect();
+    assert_eq!(entries.len(), 1);
+    let record: Value = serde_json::from_str(entries[0].1).unwrap();
+    assert_eq!(record["v"], 2);
+    assert_eq!(record["deleted"], json!({ format!("{:018}", 3): null }));
 }

@@ -16,9 +16,10 @@
 //!   two tabs sharing a storage keep the rule: a reload ingests every
 //!   segment, oldest first.
 //! - A document a refresh deleted is remembered with the time of its
-//!   deletion (`d:` entries, one per refresh, never rewritten: two tabs
-//!   deleting at once keep both): a response received later brings it back,
-//!   one received earlier (recorded late, or read at a reload) does not.
+//!   deletion (`t:{variant}\u{1f}...` entries, one per refresh, never
+//!   rewritten, so that two tabs deleting at once keep both; merged into one
+//!   at a load): a response received later brings it back, one received
+//!   earlier (recorded late, or read at a reload) does not.
 //! - A list (an endpoint in a variant) is **complete** when one response
 //!   held all of it or when every page of it was recorded ([`Cache::plan_complete`]):
 //!   its member ids are kept (`l:` entries). A query on a complete list is
@@ -38,7 +39,6 @@ pub mod refresh;
 pub mod writing;
 
 use crate::json::record::quoted;
-use std::fmt::Write as _;
 use std::rc::Rc;
 
 use crate::engine::apply::select_any;
@@ -163,21 +163,11 @@ struct Segment {
 /// its revision.
 pub type Swept = (Vec<u8>, Option<Box<[u8]>>);
 
-/// A document a refresh deleted: the order key of the revision it had, and
-/// when (a [`Cache::stamp`]). A response received later that holds it brings
-/// it back; one received before (recorded late, or read at a reload) does
-/// not, unless it holds a higher revision.
-#[derive(Debug, Clone, PartialEq)]
-struct Tombstone {
-    revision: Option<Box<[u8]>>,
-    at: f64,
-}
-
-/// Deleted documents of a variant, by id.
-type Tombstones = Map<Vec<u8>, Tombstone>;
-
-/// Documents a refresh deleted: id and tombstone.
-type Deleted = Vec<(Vec<u8>, Tombstone)>;
+/// Documents a refresh deleted, by id: when (a [`Cache::stamp`]). A
+/// response received later that holds one brings it back; one received
+/// before (recorded late, or read at a reload) does not, whatever its
+/// revision: the service stopped listing it after that response.
+type Tombstones = Map<Vec<u8>, f64>;
 
 /// A list of a variant: its members, when complete.
 #[derive(Debug, Clone, Default)]
@@ -249,7 +239,7 @@ pub struct Change {
     /// unless another list of it holds them.
     removed: Vec<(String, Vec<Rc<[u8]>>)>,
     /// Documents a refresh deleted, by variant.
-    tombstones: Vec<(String, Deleted)>,
+    tombstones: Vec<(String, Tombstones)>,
     drop_lists: Vec<(String, String)>,
     /// Whether applying it may leave a text unused (a document or a URL
     /// replaced, a list changed): only then is collection worth planning.
@@ -343,7 +333,7 @@ pub struct Cache {
     stamped: std::cell::Cell<f64>,
     /// A prefix unique to this cache (one tab), for segment keys.
     session: String,
-    /// The latest number in a storage key of this cache (`s:` and `d:`).
+    /// The latest number in a storage key of this cache (`s:` and `t:`).
     next: std::cell::Cell<u64>,
     clock: u64,
     bytes: usize,
@@ -363,8 +353,9 @@ struct Loading {
     stale: Vec<String>,
     segments: Vec<(String, Segment, Option<Batch>)>,
     lists: Vec<(String, String, Vec<Vec<u8>>, f64)>,
-    /// Variants with deleted documents in an entry of an earlier version.
-    legacy: Vec<String>,
+    /// The entries of deleted documents read, by variant: merged into one
+    /// by `load_end` when there are several, or one of an earlier version.
+    tombstones: Vec<(String, String)>,
     /// Items of a storage that were not `[key, text]` pairs.
     skipped: usize,
 }
@@ -574,7 +565,7 @@ impl Cache {
             if query.get_offset().unwrap_or(0) == 0
                 && batch.total() == Some(batch.len() as u64)
                 && needs_service(query).is_none()
-                && !(batch.revisions()).any(|(id, rev)| self.buried(&variant, id, rev, now))
+                && !batch.ids().any(|id| self.buried(&variant, id, now))
             {
                 let ids = batch.ids().map(<[u8]>::to_vec).collect();
                 Self::plan_list(&mut change, &variant, &segment.endpoint, ids, now);
@@ -598,27 +589,33 @@ impl Cache {
         Ok(change)
     }
 
-    /// Plans remembering the documents of `variant` a refresh deleted at
-    /// `at`: an entry of their own (a `d:` key of this cache, never
-    /// rewritten: two tabs deleting at once keep both deletions).
-    fn plan_tombstones(&self, change: &mut Change, variant: &str, added: Deleted, at: f64) {
+    /// Plans remembering deleted documents of `variant`: an entry of their
+    /// own (a `t:` key of this cache, never rewritten, so that two tabs
+    /// deleting at once keep both), with one time (`at`, a refresh's) or
+    /// each its own (`None`: a merge of entries).
+    fn plan_tombstones(
+        &self,
+        change: &mut Change,
+        variant: &str,
+        added: Tombstones,
+        at: Option<f64>,
+    ) {
         if added.is_empty() {
             return;
         }
-        let (key, seq) = self.entry_key("d");
-        let text = write_tombstones(variant, seq, at, &added);
+        let (key, seq) = self.entry_key(&format!("t:{variant}\u{1f}"));
+        let text = write_tombstones(seq, at, &added);
         change.puts.push((key, Put::Text(text)));
         change.tombstones.push((variant.to_owned(), added));
     }
 
-    /// Whether a document of `variant` received at `arrived` (`id`, the
-    /// order key of its revision) was deleted by a refresh after it arrived
-    /// and is not of a higher revision than it had: then it is not stored
-    /// (a response received before a deletion, recorded late or read at a
-    /// reload, never brings the document back; one received after it does).
-    fn buried(&self, variant: &str, id: &[u8], revision: Option<&[u8]>, arrived: f64) -> bool {
-        let tombstone = self.tombstones.get(variant).and_then(|dead| dead.get(id));
-        tombstone.is_some_and(|dead| arrived <= dead.at && revision <= dead.revision.as_deref())
+    /// Whether a document `id` of `variant` received at `arrived` was deleted
+    /// by a refresh after it arrived: then it is not stored (a response
+    /// received before a deletion, recorded late or read at a reload, never
+    /// brings the document back; one received after it does).
+    fn buried(&self, variant: &str, id: &[u8], arrived: f64) -> bool {
+        let at = self.tombstones.get(variant).and_then(|dead| dead.get(id));
+        at.is_some_and(|at| arrived <= *at)
     }
 
     /// Stores the documents of `segment` (`batch`, read from it) in its
@@ -627,7 +624,7 @@ impl Cache {
         let variant = &segment.variant;
         if self.tombstones.contains_key(variant) {
             let arrived = segment.fetched_at;
-            batch.drop_where(|id, revision| self.buried(variant, id, revision, arrived));
+            batch.drop_where(|id| self.buried(variant, id, arrived));
         }
         self.store(variant).commit_batch(batch);
     }
@@ -917,21 +914,21 @@ impl Cache {
             segment.map(|segment| self.pending.segments.push(segment))
         } else if let Some(rest) = key.strip_prefix("l:") {
             read_list(&key, rest, &text).map(|list| self.pending.lists.push(list))
-        } else if key.starts_with("d:") || key.starts_with("t:") {
-            // A `t:` entry is of an earlier version (one per variant, named
-            // by its key, rewritten by each refresh): load_end stores its
-            // deletions again as a `d:` entry.
-            read_tombstones(&key, &text).and_then(|(variant, seq, found)| {
-                let legacy = key.strip_prefix("t:").map(str::to_owned);
-                if let Some(variant) = &legacy {
-                    self.pending.legacy.push(variant.clone());
-                }
-                let variant = legacy
-                    .or(variant)
-                    .ok_or_else(|| corrupt(&key, "no variant or time", &text))?;
+        } else if let Some(rest) = key.strip_prefix("t:") {
+            // `t:{variant}\u{1f}...`: deleted documents, an entry a refresh
+            // (or a merge) wrote; `t:{variant}`: the one entry of a variant
+            // that an earlier version rewrote at each refresh (its documents
+            // deleted after every response stored with it: at infinity).
+            let variant = rest.split('\u{1f}').next().unwrap_or_default().to_owned();
+            read_tombstones(&key, &text).map(|(seq, found)| {
                 self.next.set(self.next.get().max(seq));
-                self.bury(variant, found);
-                Ok(())
+                let tombstones = self.tombstones.entry(variant.clone()).or_default();
+                // Of two deletions of one document, the later counts.
+                for (id, at) in found {
+                    let known = tombstones.entry(id).or_insert(at);
+                    *known = known.max(at);
+                }
+                self.pending.tombstones.push((variant, key));
             })
         } else {
             let error = corrupt(&key, format!("not an entry of schema {SCHEMA}"), &text);
@@ -940,20 +937,6 @@ impl Cache {
         };
         if let Err(error) = read {
             self.pending.errors.push(error);
-        }
-    }
-
-    /// Adds the deleted documents of a stored entry: of two deletions of
-    /// one document, the later counts.
-    fn bury(&mut self, variant: String, found: Tombstones) {
-        let tombstones = self.tombstones.entry(variant).or_default();
-        for (id, tombstone) in found {
-            match tombstones.get(&id) {
-                Some(known) if known.at >= tombstone.at => {}
-                _ => {
-                    tombstones.insert(id, tombstone);
-                }
-            }
         }
     }
 
@@ -1005,7 +988,7 @@ impl Cache {
             stale,
             segments,
             lists,
-            legacy,
+            tombstones,
             skipped,
         } = std::mem::take(&mut self.pending);
         if skipped > 0 {
@@ -1056,22 +1039,26 @@ impl Cache {
             deletes: stale,
             ..Change::default()
         };
-        // An earlier version's deletions happened after every response read
-        // with them: they are stored again with the latest such time, as a
-        // `d:` entry (a response received from now on brings one back).
-        let at = latest;
-        // (Applied once written: until then they stay at infinity in
-        // memory, as in storage.)
-        for variant in legacy {
-            let mut added = Vec::new();
-            for (id, tombstone) in self.tombstones.get(&variant).into_iter().flatten() {
-                if tombstone.at == f64::INFINITY {
-                    let revision = tombstone.revision.clone();
-                    added.push((id.clone(), Tombstone { revision, at }));
-                }
+        // The entries of deleted documents of a variant become one when there
+        // are several, or one of an earlier version (whose deletions happened
+        // after every response read with them: at the latest one). Entries
+        // are never rewritten, so deleting those read loses nothing another
+        // tab wrote meanwhile. (Applied once written: until then an earlier
+        // version's deletions stay at infinity in memory, as in storage.)
+        let mut variants: Vec<&String> = tombstones.iter().map(|(variant, _)| variant).collect();
+        variants.dedup();
+        for variant in variants {
+            let keys = tombstones.iter().filter(|(of, _)| of == variant);
+            let legacy = keys.clone().any(|(_, key)| !key.contains('\u{1f}'));
+            if keys.clone().count() < 2 && !legacy {
+                continue;
             }
-            self.plan_tombstones(&mut change, &variant, added, at);
-            change.deletes.push(format!("t:{variant}"));
+            let dead = self.tombstones.get(variant).cloned().unwrap_or_default();
+            let dead = dead.into_iter();
+            let dead = dead.map(|(id, at)| (id, if at == f64::INFINITY { latest } else { at }));
+            let dead = dead.collect();
+            self.plan_tombstones(&mut change, variant, dead, None);
+            change.deletes.extend(keys.map(|(_, key)| key.clone()));
         }
         (errors, change)
     }
@@ -1246,8 +1233,8 @@ impl Cache {
         // (by another refresh).
         let mut fetched: Set<&[u8]> = Set::default();
         for (_, segment, batch) in &changes.segments {
-            for (id, revision) in batch.iter().flat_map(Batch::revisions) {
-                if !self.buried(&segment.variant, id, revision, segment.fetched_at) {
+            for id in batch.iter().flat_map(Batch::ids) {
+                if !self.buried(&segment.variant, id, segment.fetched_at) {
                     fetched.insert(id);
                 }
             }
@@ -1278,16 +1265,12 @@ impl Cache {
         // Deleted now: after every response received so far (a response
         // received before and recorded later does not bring one back).
         let at = self.stamp(now);
-        let dead: Deleted = deleted
+        let dead: Tombstones = deleted
             .iter()
             .filter(|id| !elsewhere.contains(id.as_ref()))
-            .map(|id| {
-                let revision = store.and_then(|store| store.revision_of(id)).flatten();
-                let revision = revision.map(Box::from);
-                (id.to_vec(), Tombstone { revision, at })
-            })
+            .map(|id| (id.to_vec(), at))
             .collect();
-        self.plan_tombstones(&mut changes, &key.0, dead, at);
+        self.plan_tombstones(&mut changes, &key.0, dead, Some(at));
         Self::plan_list(&mut changes, &key.0, &key.1, ids, now);
         if !deleted.is_empty() {
             changes.removed.push((key.0.clone(), deleted.clone()));
@@ -1371,22 +1354,29 @@ impl Cache {
         endpoint: &Endpoint,
         query: &Query,
     ) -> Result<Answer> {
-        match self.compute_single(endpoint, query) {
-            Ok(answer) => Ok(answer),
-            Err(error) => self.exact(url).ok_or(error),
-        }
-    }
-
-    fn compute_single(&self, endpoint: &Endpoint, query: &Query) -> Result<Answer> {
         let variant = variant_key(query);
         let id = match endpoint {
             Endpoint::Document(id) | Endpoint::Asset(id) => Some(id.as_bytes().to_vec()),
             Endpoint::Alias(name) => self.aliases.get(&(variant.clone(), name.clone())).cloned(),
             _ => None,
         };
+        match self.compute_single(&variant, id.as_deref(), query) {
+            Ok(answer) => Ok(answer),
+            // The response of this very URL, unless a refresh deleted its
+            // document after it arrived.
+            Err(error) => (self.exact(url))
+                .filter(|answer| {
+                    !id.as_ref()
+                        .is_some_and(|id| self.buried(&variant, id, answer.fetched_at))
+                })
+                .ok_or(error),
+        }
+    }
+
+    fn compute_single(&self, variant: &str, id: Option<&[u8]>, query: &Query) -> Result<Answer> {
         let entry = id
             .as_ref()
-            .and_then(|id| self.variants.get(&variant)?.entry(id))
+            .and_then(|id| self.variants.get(variant)?.entry(id))
             .ok_or_else(|| not_cached("this document is not cached (for this variant)"))?;
         let (text, fetched, fetched_at) = entry;
         if !Selection::covers(fetched, query.selection()) {
@@ -1576,74 +1566,48 @@ pub fn sweep_entries(text: &str) -> Vec<Swept> {
         .collect()
 }
 
-fn hex(bytes: &[u8]) -> String {
-    let mut out = String::with_capacity(2 * bytes.len());
-    for byte in bytes {
-        // Writing to a String cannot fail.
-        let _ = write!(out, "{byte:02x}");
-    }
-    out
-}
-
-fn unhex(text: &str) -> Option<Vec<u8>> {
-    let mut bytes = Vec::with_capacity(text.len() / 2);
-    for at in (0..text.len()).step_by(2) {
-        bytes.push(u8::from_str_radix(text.get(at..at + 2)?, 16).ok()?);
-    }
-    Some(bytes)
-}
-
-/// A `d:` entry: documents of `variant` deleted at `at`, each id (as
-/// text) with the order key of its revision in hex (`null`: none). An entry
-/// of an earlier version (`t:`, one per variant) has no variant and no time.
-fn write_tombstones(
-    variant: &str,
-    seq: u64,
-    at: f64,
-    tombstones: &[(Vec<u8>, Tombstone)],
-) -> String {
+/// An entry of deleted documents: their ids (as text) and, for a refresh's,
+/// the time of the deletion (`at`; each id then has `null`, which an
+/// earlier version reads too), or each its own time (a merge of entries).
+fn write_tombstones(seq: u64, at: Option<f64>, tombstones: &Tombstones) -> String {
     let mut deleted = Writer::new();
-    for (id, tombstone) in tombstones {
-        let revision = tombstone.revision.as_deref().map(hex);
-        deleted.optional(&String::from_utf8_lossy(id), revision.as_deref());
+    let mut time = String::new();
+    for (id, when) in tombstones {
+        let id = String::from_utf8_lossy(id);
+        if at.is_some() {
+            deleted.optional(&id, None);
+        } else {
+            time.clear();
+            crate::num::write_f64(&mut time, *when);
+            deleted.raw(&id, &time);
+        }
     }
     let mut record = Writer::new();
-    record
-        .number("v", SCHEMA as f64)
-        .string("variant", variant)
-        .number("seq", seq as f64)
-        .number("at", at)
-        .raw("deleted", &deleted.finish());
+    record.number("v", SCHEMA as f64).number("seq", seq as f64);
+    if let Some(at) = at {
+        record.number("at", at);
+    }
+    record.raw("deleted", &deleted.finish());
     record.finish()
 }
 
-/// Reads a `d:` entry, or a `t:` entry of an earlier version (its
-/// documents deleted after every response stored with it: at infinity).
-fn read_tombstones(key: &str, text: &str) -> Result<(Option<String>, u64, Tombstones)> {
+/// Reads an entry of deleted documents: its number, and each id with the
+/// time of its deletion (infinity in an entry of an earlier version, whose
+/// values are the hex order keys of revisions, or `null`).
+fn read_tombstones(key: &str, text: &str) -> Result<(u64, Tombstones)> {
     let value = record(key, text)?;
     let entries = value
         .object("deleted")
         .ok_or_else(|| corrupt(key, "no deleted ids", text))?;
-    // An entry of this version has both its variant and its time.
-    let (variant, at) = match (value.string("variant"), value.number("at")) {
-        (Some(variant), Some(at)) => (Some(variant), at),
-        _ => (None, f64::INFINITY),
-    };
+    let at = value.number("at").unwrap_or(f64::INFINITY);
     let mut tombstones = Tombstones::default();
-    for (id, revision) in entries {
-        let revision = match revision {
-            "null" => None,
-            _ => Some(
-                revision
-                    .strip_prefix('"')
-                    .and_then(|hex| hex.strip_suffix('"'))
-                    .and_then(unhex)
-                    .ok_or_else(|| corrupt(key, "a revision that is not hex", text))?
-                    .into_boxed_slice(),
-            ),
+    for (id, when) in entries {
+        let when = match when.as_bytes().first() {
+            Some(b'-' | b'0'..=b'9') => crate::num::parse_f64(when),
+            _ => at,
         };
-        tombstones.insert(id.into_bytes(), Tombstone { revision, at });
+        tombstones.insert(id.into_bytes(), when);
     }
     let seq = value.number("seq").map_or(0, u64_from_f64);
-    Ok((variant, seq, tombstones))
+    Ok((seq, tombstones))
 }

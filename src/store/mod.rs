@@ -171,9 +171,9 @@ impl Batch {
         self.incoming.len()
     }
 
-    /// Leaves out the documents for which `drop(id, revision)` holds.
-    pub(crate) fn drop_where(&mut self, mut drop: impl FnMut(&[u8], Option<&[u8]>) -> bool) {
-        (self.incoming).retain(|document| !drop(&document.id, document.revision.as_deref()));
+    /// Leaves out the documents whose id `drop` holds for.
+    pub(crate) fn drop_where(&mut self, mut drop: impl FnMut(&[u8]) -> bool) {
+        self.incoming.retain(|document| !drop(&document.id));
     }
 }
 

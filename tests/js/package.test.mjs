@@ -167,6 +167,18 @@ test("query strings match URLSearchParams byte for byte, and parse back", async 
   assert.deepEqual(JSON.parse(out), []);
 });
 
+test("every export the glue reads is one the shipped module has (short export names)", () => {
+  // The Node build's glue as written (the browser build's is the same glue, minified).
+  const dir = join(project, "node_modules/content-repo/node");
+  const glue = readFileSync(join(dir, "content_repo.js"), "utf8");
+  const module = new WebAssembly.Module(readFileSync(join(dir, "content_repo_bg.wasm")));
+  const exported = new Set(WebAssembly.Module.exports(module).map((entry) => entry.name));
+  const reads = new Set([...glue.matchAll(/\bwasm\.([\w$]+)/g)].map((match) => match[1]));
+  assert.ok(reads.size > 50, `the glue reads the module (${reads.size} exports)`);
+  for (const name of reads) assert.ok(exported.has(name), `wasm.${name} is not an export of the module`);
+  assert.equal(readFileSync(join(project, "node_modules/content-repo/web/content_repo_bg.wasm")).compare(readFileSync(join(dir, "content_repo_bg.wasm"))), 0, "one module for both builds");
+});
+
 test("objects are released by the garbage collector (FinalizationRegistry)", () => {
   const glue = readFileSync(join(project, "node_modules/content-repo/node/content_repo.js"), "utf8");
   // (The module's exports have short names: scripts/minify-exports.mjs.)
