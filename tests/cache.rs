@@ -99,6 +99,23 @@ fn record(
     commit(cache, storage, change);
 }
 
+/// Records the response `text` for `url`, received at `arrived`: plan,
+/// write, apply, collect.
+#[allow(clippy::too_many_arguments)]
+fn record_at(
+    cache: &mut Cache,
+    storage: &mut Storage,
+    url: &str,
+    endpoint: &Endpoint,
+    query: &Query,
+    kind: Kind,
+    text: Rc<String>,
+    arrived: f64,
+) {
+    let change = cache.plan_response(Some(url), endpoint, query, kind, text, arrived);
+    commit(cache, storage, change.unwrap());
+}
+
 /// Writes `change` as the boundary does: write, apply, collect.
 fn commit(cache: &mut Cache, storage: &mut Storage, change: Change) {
     storage.write(&change);
@@ -148,6 +165,19 @@ fn record_whole(cache: &mut Cache, storage: &mut Storage, docs: Vec<Value>) {
         Kind::List,
         &list(docs, total),
     );
+}
+
+/// A refresh of posts at 2000 whose sweep lists the first two of [`three`]:
+/// it deletes the third.
+fn delete_third(cache: &mut Cache, storage: &mut Storage) {
+    let counts = refresh_posts(
+        cache,
+        storage,
+        Change::default(),
+        &swept(&three()[..2]),
+        2000.0,
+    );
+    assert_eq!(counts.1, 1, "one deleted");
 }
 
 /// What a refresh's sweep lists for `docs`: their ids, no revisions.
@@ -1450,13 +1480,7 @@ fn a_response_brings_a_deleted_document_back_only_when_it_arrived_after_the_dele
     record_three(&mut cache, &mut storage);
     let three_alone = || Rc::new(list(three()[2..].to_vec(), 1).to_string());
     let before = cache.stamp(1500.0);
-    refresh_posts(
-        &mut cache,
-        &mut storage,
-        Change::default(),
-        &swept(&three()[..2]),
-        2000.0,
-    );
+    delete_third(&mut cache, &mut storage);
     let single = |cache: &mut Cache| {
         let endpoint = Endpoint::Document(format!("{:018}", 3));
         cache.answer_single("z", &endpoint, &Query::new()).is_ok()
@@ -1465,17 +1489,16 @@ fn a_response_brings_a_deleted_document_back_only_when_it_arrived_after_the_dele
     // after it (stamped as it is recorded).
     for (url, arrived, held) in [("u-late", Some(before), false), ("u-new", None, true)] {
         let arrived = arrived.unwrap_or_else(|| cache.stamp(2500.0));
-        let change = cache
-            .plan_response(
-                Some(url),
-                &posts(),
-                &Query::new(),
-                Kind::List,
-                three_alone(),
-                arrived,
-            )
-            .unwrap();
-        commit(&mut cache, &mut storage, change);
+        record_at(
+            &mut cache,
+            &mut storage,
+            url,
+            &posts(),
+            &Query::new(),
+            Kind::List,
+            three_alone(),
+            arrived,
+        );
         assert_eq!(single(&mut cache), held, "{url}");
         assert_eq!(single(&mut storage.load(url)), held, "{url}, reloaded");
     }
@@ -1489,13 +1512,7 @@ fn a_late_response_never_replaces_the_one_that_brought_a_deleted_document_back()
     let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
     record_three(&mut cache, &mut storage);
     let before = cache.stamp(1500.0);
-    refresh_posts(
-        &mut cache,
-        &mut storage,
-        Change::default(),
-        &swept(&three()[..2]),
-        2000.0,
-    );
+    delete_third(&mut cache, &mut storage);
     let endpoint = Endpoint::Document(format!("{:018}", 3));
     let mut title = Query::new();
     title.fields("title").unwrap();
@@ -1508,10 +1525,16 @@ fn a_late_response_never_replaces_the_one_that_brought_a_deleted_document_back()
     ];
     for (url, query, doc, arrived) in responses {
         let text = Rc::new(doc.to_string());
-        let change = cache
-            .plan_response(Some(url), &endpoint, query, Kind::Document, text, arrived)
-            .unwrap();
-        commit(&mut cache, &mut storage, change);
+        record_at(
+            &mut cache,
+            &mut storage,
+            url,
+            &endpoint,
+            query,
+            Kind::Document,
+            text,
+            arrived,
+        );
     }
     for (name, cache) in [("memory", &mut cache), ("reload", &mut storage.load("r"))] {
         assert!(
@@ -1540,17 +1563,16 @@ fn a_whole_list_that_arrived_before_a_deletion_is_not_complete() {
     );
     let four = doc(4, 1, "d", "2024-01-04T00:00:00.000Z");
     let text = Rc::new(list(vec![three()[2].clone(), four], 2).to_string());
-    let late = cache
-        .plan_response(
-            Some("u-featured"),
-            &featured,
-            &Query::new(),
-            Kind::List,
-            text,
-            before,
-        )
-        .unwrap();
-    commit(&mut cache, &mut storage, late);
+    record_at(
+        &mut cache,
+        &mut storage,
+        "u-featured",
+        &featured,
+        &Query::new(),
+        Kind::List,
+        text,
+        before,
+    );
     for (name, cache) in [("memory", &mut cache), ("reload", &mut storage.load("r"))] {
         let answer = cache.answer_list("other", &featured, &Query::new());
         assert!(answer.is_err(), "{name}: {answer:?}");
@@ -1598,17 +1620,16 @@ fn deleted_documents_of_an_earlier_version_stay_deleted() {
     // A response received since brings it back, after a reload too.
     let three_alone = Rc::new(list(three()[2..].to_vec(), 1).to_string());
     let after = reloaded.stamp(5000.0);
-    let fresh = reloaded
-        .plan_response(
-            Some("u-new"),
-            &posts(),
-            &Query::new(),
-            Kind::List,
-            three_alone,
-            after,
-        )
-        .unwrap();
-    commit(&mut reloaded, &mut storage, fresh);
+    record_at(
+        &mut reloaded,
+        &mut storage,
+        "u-new",
+        &posts(),
+        &Query::new(),
+        Kind::List,
+        three_alone,
+        after,
+    );
     assert_eq!(reloaded.size(), 3);
     assert_eq!(storage.load("r3").size(), 3);
 }
@@ -1622,17 +1643,16 @@ fn a_response_recorded_late_never_replaces_one_that_arrived_after_it() {
     let one = Endpoint::Document(format!("{:018}", 1));
     let text = |title: &str| Rc::new(doc(1, 1, title, "2024-01-01T00:00:00.000Z").to_string());
     for (url, title, arrived) in [("a", "newer", 2000.0), ("b", "older", 1000.0)] {
-        let change = cache
-            .plan_response(
-                Some(url),
-                &one,
-                &Query::new(),
-                Kind::Document,
-                text(title),
-                arrived,
-            )
-            .unwrap();
-        commit(&mut cache, &mut storage, change);
+        record_at(
+            &mut cache,
+            &mut storage,
+            url,
+            &one,
+            &Query::new(),
+            Kind::Document,
+            text(title),
+            arrived,
+        );
     }
     for (name, cache) in [("memory", &mut cache), ("reload", &mut storage.load("r"))] {
         let answer = cache.answer_single("z", &one, &Query::new()).unwrap();
@@ -1959,13 +1979,7 @@ fn a_refresh_whose_fetched_document_was_deleted_since_rejects() {
         .plan_response(None, &featured, &Query::new(), Kind::List, page, arrived)
         .unwrap();
     // ... while the refresh of posts deletes it, and ends first.
-    refresh_posts(
-        &mut cache,
-        &mut storage,
-        Change::default(),
-        &swept(&three()[..2]),
-        2000.0,
-    );
+    delete_third(&mut cache, &mut storage);
     let listed = swept(&[three()[2].clone(), four]);
     let refresh = cache.plan_refresh(&featured, &Query::new(), fetched, &listed, 2500.0);
     let error = refresh.expect_err("rejected");
@@ -2055,38 +2069,27 @@ fn the_url_of_a_deleted_document_does_not_answer_it() {
     title.fields("title").unwrap();
     let mut narrow = three()[2].clone();
     narrow["fields"] = json!({ "title": "c" });
-    // The title alone, at its URL: the store holds the whole document, so a
-    // whole query is answered by the store and this URL answers itself.
+    // Its title alone, recorded at its URL.
     let url = "https://cms.example.com/v1/demo/documents/3?fields=title";
-    record(
-        &mut cache,
-        &mut storage,
-        url,
-        &endpoint,
-        &title,
-        Kind::Document,
-        &narrow,
-    );
-    refresh_posts(
-        &mut cache,
-        &mut storage,
-        Change::default(),
-        &swept(&three()[..2]),
-        2000.0,
-    );
+    let record_title = |cache: &mut Cache, storage: &mut Storage| {
+        let (endpoint, title) = (&endpoint, &title);
+        record(
+            cache,
+            storage,
+            url,
+            endpoint,
+            title,
+            Kind::Document,
+            &narrow,
+        );
+    };
+    record_title(&mut cache, &mut storage);
+    delete_third(&mut cache, &mut storage);
     for (name, cache) in [("memory", &mut cache), ("reload", &mut storage.load("r"))] {
         let answer = cache.answer_single(url, &endpoint, &title);
         assert!(answer.is_err(), "{name}: {answer:?}");
     }
-    record(
-        &mut cache,
-        &mut storage,
-        url,
-        &endpoint,
-        &title,
-        Kind::Document,
-        &narrow,
-    );
+    record_title(&mut cache, &mut storage);
     for (name, cache) in [("memory", &mut cache), ("reload", &mut storage.load("r2"))] {
         assert!(
             cache.answer_single(url, &endpoint, &title).is_ok(),
@@ -2102,13 +2105,7 @@ fn the_url_of_a_deleted_document_does_not_answer_it() {
 fn a_refresh_writes_deleted_documents_an_earlier_version_reads() {
     let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
     record_three(&mut cache, &mut storage);
-    refresh_posts(
-        &mut cache,
-        &mut storage,
-        Change::default(),
-        &swept(&three()[..2]),
-        2000.0,
-    );
+    delete_third(&mut cache, &mut storage);
     let entries: Vec<(&String, &String)> = (storage.entries.iter())
         .filter(|(key, _)| key.starts_with("t:") && key.contains('\u{1f}'))
         .collect();
