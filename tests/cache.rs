@@ -2114,3 +2114,182 @@ fn a_refresh_writes_deleted_documents_an_earlier_version_reads() {
     assert_eq!(record["v"], 2);
     assert_eq!(record["deleted"], json!({ format!("{:018}", 3): null }));
 }
+
+/// An alias's own URL does not answer for a document a refresh deleted
+/// after that response arrived, in memory and after a reload (where the
+/// alias is known by the id its response holds).
+#[test]
+fn the_url_of_an_alias_of_a_deleted_document_does_not_answer_it() {
+    let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
+    record_three(&mut cache, &mut storage);
+    let alias = Endpoint::Alias("home".into());
+    let third = &three()[2];
+    record(
+        &mut cache,
+        &mut storage,
+        "alias-url",
+        &alias,
+        &Query::new(),
+        Kind::Document,
+        third,
+    );
+    assert!(storage
+        .load("r0")
+        .answer_single("alias-url", &alias, &Query::new())
+        .is_ok());
+    delete_third(&mut cache, &mut storage);
+    for (name, cache) in [("memory", &mut cache), ("reload", &mut storage.load("r"))] {
+        let answer = cache.answer_single("alias-url", &alias, &Query::new());
+        assert!(answer.is_err(), "{name}: {answer:?}");
+    }
+}
+
+/// A document a refresh fetched (added since the last one) but its sweep no
+/// longer lists (deleted while it ran) is deleted too: not served, in
+/// memory and after a reload; the count of deletions is the list's.
+#[test]
+fn a_document_fetched_and_deleted_during_a_refresh_is_not_kept() {
+    let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
+    record_three(&mut cache, &mut storage);
+    let page = Rc::new(list(vec![doc(4, 1, "d", "2024-01-04T00:00:00.000Z")], 1).to_string());
+    let arrived = cache.stamp(1500.0);
+    let fetched = cache
+        .plan_response(None, &posts(), &Query::new(), Kind::List, page, arrived)
+        .unwrap();
+    let counts = refresh_posts(&mut cache, &mut storage, fetched, &swept(&three()), 1500.0);
+    assert_eq!(counts, (1, 0, 3));
+    let four = Endpoint::Document(format!("{:018}", 4));
+    for (name, cache) in [("memory", &mut cache), ("reload", &mut storage.load("r"))] {
+        assert!(
+            cache.answer_single("x", &four, &Query::new()).is_err(),
+            "{name}"
+        );
+        assert_eq!(cache.size(), 3, "{name}");
+    }
+}
+
+/// A load that fails part way keeps none of the deletions it read, as none
+/// of the responses: a response received afterwards is stored.
+#[test]
+fn a_failed_load_keeps_no_deletion() {
+    let mut tab = Cache::new("r");
+    let id = format!("{:018}", 3);
+    let entry = format!(r#"{{"v":2,"seq":1,"at":9000,"deleted":{{"{id}":null}}}}"#);
+    tab.load_entry("t:\u{1f}:a:1".into(), entry);
+    let failed = content_repo::Error::Storage {
+        message: "late".into(),
+    };
+    let (errors, _) = tab.load_end(Err(failed));
+    assert_eq!(errors.len(), 1);
+    let mut storage = Storage::default();
+    let third = Endpoint::Document(id);
+    let text = Rc::new(three()[2].to_string());
+    let at = tab.stamp(5000.0);
+    record_at(
+        &mut tab,
+        &mut storage,
+        "u3",
+        &third,
+        &Query::new(),
+        Kind::Document,
+        text,
+        at,
+    );
+    assert!(tab.answer_single("x", &third, &Query::new()).is_ok());
+}
+
+/// An earlier version's deletions are dated at a load, in memory at once:
+/// a response received afterwards is stored even when the rewrite of the
+/// entry failed (nothing written, nothing applied).
+#[test]
+fn an_earlier_versions_deletions_are_dated_at_the_load_even_if_the_rewrite_fails() {
+    let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
+    record_three(&mut cache, &mut storage);
+    let id = format!("{:018}", 3);
+    let entry = format!(r#"{{"v":2,"deleted":{{"{id}":null}}}}"#);
+    storage.entries.insert("t:".into(), entry);
+    let mut tab = Cache::new("r");
+    let (errors, unwritten) = tab.load(storage.entries.clone().into_iter().collect());
+    assert!(errors.is_empty() && !unwritten.is_empty());
+    assert_eq!(tab.size(), 2);
+    let third = Endpoint::Document(id);
+    let text = Rc::new(three()[2].to_string());
+    let at = tab.stamp(5000.0);
+    record_at(
+        &mut tab,
+        &mut storage,
+        "u3",
+        &third,
+        &Query::new(),
+        Kind::Document,
+        text,
+        at,
+    );
+    assert!(tab.answer_single("x", &third, &Query::new()).is_ok());
+}
+
+/// Answers stamped after a reload come after everything it read: a clock
+/// that went back (by a millisecond, here) dates a response after a
+/// deletion stored before, as the tab that was not reloaded does.
+#[test]
+fn stamps_after_a_reload_come_after_what_it_read() {
+    let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
+    record_three(&mut cache, &mut storage);
+    delete_third(&mut cache, &mut storage);
+    let third = Endpoint::Document(format!("{:018}", 3));
+    let text = || Rc::new(three()[2].to_string());
+    let mut reloaded = storage.load("r");
+    for (name, tab) in [("the same tab", &mut cache), ("reloaded", &mut reloaded)] {
+        let at = tab.stamp(1999.0);
+        assert!(at > 2000.0, "{name}: {at}");
+        let mut scratch = Storage::default();
+        record_at(
+            tab,
+            &mut scratch,
+            "u3",
+            &third,
+            &Query::new(),
+            Kind::Document,
+            text(),
+            at,
+        );
+        assert!(
+            tab.answer_single("x", &third, &Query::new()).is_ok(),
+            "{name}"
+        );
+    }
+}
+
+/// Entries of deleted documents of several variants, handed over in any
+/// order, become one entry a variant at a load.
+#[test]
+fn a_load_merges_the_deletions_of_each_variant_into_one_entry() {
+    let entry =
+        |id: u32, at: u32| format!(r#"{{"v":2,"seq":1,"at":{at},"deleted":{{"{id:018}":null}}}}"#);
+    let mut cache = Cache::new("r");
+    let (errors, change) = cache.load(vec![
+        ("t:\u{1f}:a:1".into(), entry(1, 10)),
+        ("t:locale=de\u{1f}:b:1".into(), entry(2, 10)),
+        ("t:\u{1f}:c:1".into(), entry(3, 20)),
+        ("t:locale=de\u{1f}:d:1".into(), entry(4, 10)),
+    ]);
+    assert!(errors.is_empty(), "{errors:?}");
+    assert_eq!(change.puts().len(), 2, "{:?}", change.puts());
+    assert_eq!(change.deletes().len(), 4);
+    let mut storage = Storage::default();
+    storage.write(&change);
+    let merged = storage.load("again");
+    // Read back: the same deletions, with their own times.
+    let default: Vec<&String> = storage
+        .entries
+        .keys()
+        .filter(|k| k.starts_with("t:\u{1f}"))
+        .collect();
+    assert_eq!(default.len(), 1);
+    let record: Value = serde_json::from_str(&storage.entries[default[0]]).unwrap();
+    assert_eq!(
+        record["deleted"],
+        json!({ format!("{:018}", 1): 10, format!("{:018}", 3): 20 })
+    );
+    assert_eq!(merged.size(), 0);
+}

@@ -353,9 +353,10 @@ struct Loading {
     stale: Vec<String>,
     segments: Vec<(String, Segment, Option<Batch>)>,
     lists: Vec<(String, String, Vec<Vec<u8>>, f64)>,
-    /// The entries of deleted documents read, by variant: merged into one
-    /// by `load_end` when there are several, or one of an earlier version.
-    tombstones: Vec<(String, String)>,
+    /// The entries of deleted documents read: variant, key, deletions
+    /// (merged into one by `load_end` when a variant has several, or one of
+    /// an earlier version).
+    tombstones: Vec<(String, String, Tombstones)>,
     /// Items of a storage that were not `[key, text]` pairs.
     skipped: usize,
 }
@@ -922,13 +923,7 @@ impl Cache {
             let variant = rest.split('\u{1f}').next().unwrap_or_default().to_owned();
             read_tombstones(&key, &text).map(|(seq, found)| {
                 self.next.set(self.next.get().max(seq));
-                let tombstones = self.tombstones.entry(variant.clone()).or_default();
-                // Of two deletions of one document, the later counts.
-                for (id, at) in found {
-                    let known = tombstones.entry(id).or_insert(at);
-                    *known = known.max(at);
-                }
-                self.pending.tombstones.push((variant, key));
+                self.pending.tombstones.push((variant, key, found));
             })
         } else {
             let error = corrupt(&key, format!("not an entry of schema {SCHEMA}"), &text);
@@ -1007,6 +1002,23 @@ impl Cache {
                 .total_cmp(&b.1.fetched_at)
                 .then(a.1.seq.cmp(&b.1.seq))
         });
+        // The deletions read (of two deletions of one document, the later
+        // counts), before the segments they bury.
+        let mut keys: Vec<(&String, &String)> = Vec::with_capacity(tombstones.len());
+        let mut newest = 0.0_f64;
+        for (variant, key, found) in &tombstones {
+            let known = self.tombstones.entry(variant.clone()).or_default();
+            for (id, at) in found {
+                match known.get_mut(id) {
+                    Some(stored) => *stored = stored.max(*at),
+                    None => {
+                        known.insert(id.clone(), *at);
+                    }
+                }
+                newest = newest.max(if at.is_finite() { *at } else { 0.0 });
+            }
+            keys.push((variant, key));
+        }
         let mut latest = 0.0_f64;
         for (key, segment, batch) in segments {
             if let Some(batch) = batch {
@@ -1039,26 +1051,30 @@ impl Cache {
             deletes: stale,
             ..Change::default()
         };
+        // Answers from now on are stamped after everything read: a clock that
+        // went back does not date them before a deletion already stored.
+        self.stamped.set(self.stamped.get().max(latest).max(newest));
         // The entries of deleted documents of a variant become one when there
         // are several, or one of an earlier version (whose deletions happened
-        // after every response read with them: at the latest one). Entries
-        // are never rewritten, so deleting those read loses nothing another
-        // tab wrote meanwhile. (Applied once written: until then an earlier
-        // version's deletions stay at infinity in memory, as in storage.)
-        let mut variants: Vec<&String> = tombstones.iter().map(|(variant, _)| variant).collect();
-        variants.dedup();
-        for variant in variants {
-            let keys = tombstones.iter().filter(|(of, _)| of == variant);
-            let legacy = keys.clone().any(|(_, key)| !key.contains('\u{1f}'));
-            if keys.clone().count() < 2 && !legacy {
+        // after every response read with them: at the latest one, in memory at
+        // once). Entries are never rewritten, so deleting those read loses
+        // nothing another tab wrote meanwhile.
+        let variants: Vec<String> = self.tombstones.keys().cloned().collect();
+        for variant in &variants {
+            let read = keys.iter().filter(|(of, _)| *of == variant);
+            let legacy = read.clone().any(|(_, key)| !key.contains('\u{1f}'));
+            if read.clone().count() < 2 && !legacy {
                 continue;
             }
-            let dead = self.tombstones.get(variant).cloned().unwrap_or_default();
-            let dead = dead.into_iter();
-            let dead = dead.map(|(id, at)| (id, if at == f64::INFINITY { latest } else { at }));
-            let dead = dead.collect();
+            let mut dead = Tombstones::default();
+            for (id, at) in self.tombstones.get_mut(variant).into_iter().flatten() {
+                if at.is_infinite() {
+                    *at = latest;
+                }
+                dead.insert(id.clone(), *at);
+            }
             self.plan_tombstones(&mut change, variant, dead, None);
-            change.deletes.extend(keys.map(|(_, key)| key.clone()));
+            change.deletes.extend(read.map(|(_, key)| (*key).clone()));
         }
         (errors, change)
     }
@@ -1252,10 +1268,17 @@ impl Cache {
         }
         let ids: Vec<Vec<u8>> = swept.iter().map(|(id, _)| id.clone()).collect();
         let total = ids.len();
+        // Fetched but no longer listed (added, then deleted while the refresh
+        // ran): deleted too, though the list never held it.
+        let strays = fetched
+            .iter()
+            .filter(|id| !listed.contains(*id) && !list.members.contains(**id));
+        let mut gone = deleted.clone();
+        gone.extend(strays.map(|id| Rc::from(*id)));
         // A document another list of the variant holds stays (as in memory):
         // not remembered as deleted, or a reload would remove it from there.
         let mut elsewhere: Set<&[u8]> = Set::default();
-        if !deleted.is_empty() {
+        if !gone.is_empty() {
             for ((variant, endpoint), other) in &self.lists {
                 if *variant == key.0 && *endpoint != key.1 {
                     elsewhere.extend(other.members.iter().map(AsRef::as_ref));
@@ -1265,17 +1288,18 @@ impl Cache {
         // Deleted now: after every response received so far (a response
         // received before and recorded later does not bring one back).
         let at = self.stamp(now);
-        let dead: Tombstones = deleted
+        let dead: Tombstones = gone
             .iter()
             .filter(|id| !elsewhere.contains(id.as_ref()))
             .map(|id| (id.to_vec(), at))
             .collect();
         self.plan_tombstones(&mut changes, &key.0, dead, Some(at));
         Self::plan_list(&mut changes, &key.0, &key.1, ids, now);
-        if !deleted.is_empty() {
-            changes.removed.push((key.0.clone(), deleted.clone()));
+        let count = deleted.len();
+        if !gone.is_empty() {
+            changes.removed.push((key.0.clone(), gone));
         }
-        Ok((changes, (changed, deleted.len(), total)))
+        Ok((changes, (changed, count, total)))
     }
 
     fn touch(&mut self, key: &(String, String)) {
@@ -1363,11 +1387,11 @@ impl Cache {
         match self.compute_single(&variant, id.as_deref(), query) {
             Ok(answer) => Ok(answer),
             // The response of this very URL, unless a refresh deleted its
-            // document after it arrived.
+            // document after it arrived (an alias's, by the id it holds).
             Err(error) => (self.exact(url))
                 .filter(|answer| {
-                    !id.as_ref()
-                        .is_some_and(|id| self.buried(&variant, id, answer.fetched_at))
+                    let id = id.clone().or_else(|| document_id(&answer.body));
+                    !id.is_some_and(|id| self.buried(&variant, &id, answer.fetched_at))
                 })
                 .ok_or(error),
         }
@@ -1564,6 +1588,13 @@ pub fn sweep_entries(text: &str) -> Vec<Swept> {
             ))
         })
         .collect()
+}
+
+/// The decoded `meta.id` of a document's text, as the store reads it.
+fn document_id(text: &str) -> Option<Vec<u8>> {
+    let bytes = text.as_bytes();
+    let found = probe(bytes, 0..bytes.len(), &["id"], &[]).ok()?;
+    id_at(bytes, found.meta(0)?, &mut Vec::new()).ok()?
 }
 
 /// An entry of deleted documents: their ids (as text) and, for a refresh's,
