@@ -1869,11 +1869,11 @@ proptest! {
                     stored_posts = listed;
                 }
                 Step::Reload { tab } => {
-                    sessions_reload(&mut tabs[tab], &storage, &events, index, &stored_posts, stored_featured.as_ref());
+                    sessions_reload(&mut tabs[tab], &mut storage, &events, index, &stored_posts, stored_featured.as_ref());
                 }
             }
             let mut check = Tab { cache: Cache::new("none"), known: Vec::new(), posts: None, featured: None };
-            sessions_reload(&mut check, &storage, &events, 1000 + index, &stored_posts, stored_featured.as_ref());
+            sessions_reload(&mut check, &mut storage, &events, 1000 + index, &stored_posts, stored_featured.as_ref());
             let [zero, one] = &mut tabs;
             for (name, tab) in [("tab 0", zero), ("tab 1", one), ("a reload", &mut check)] {
                 for &id in &all {
@@ -1905,7 +1905,7 @@ proptest! {
 /// list written last is complete when each of its members is held.
 fn sessions_reload(
     tab: &mut Tab,
-    storage: &Storage,
+    storage: &mut Storage,
     events: &Events,
     session: usize,
     posts: &[u32],
@@ -1913,8 +1913,15 @@ fn sessions_reload(
 ) {
     let known: Vec<usize> = (0..events.log.len()).collect();
     let complete = |ids: &[u32]| ids.iter().all(|&id| events.held(&known, id, false));
+    // As the boundary does: what the load plans (a merge of the entries of
+    // deleted documents) is written, then applied.
+    let mut cache = Cache::new(&format!("r{session}"));
+    let (errors, change) = cache.load(storage.entries.clone().into_iter().collect());
+    assert!(errors.is_empty(), "{errors:?}");
+    storage.write(&change);
+    cache.apply(change);
     *tab = Tab {
-        cache: storage.load(&format!("r{session}")),
+        cache,
         posts: complete(posts).then(|| posts.to_vec()),
         featured: featured.filter(|ids| complete(ids)).cloned(),
         known,
