@@ -2175,6 +2175,25 @@ fn a_document_fetched_and_deleted_during_a_refresh_is_not_kept() {
     }
 }
 
+/// Whether `tab` stores (and answers) the third of [`three`] as a response
+/// for its own URL received at `now` (stamped by `tab`) makes it.
+fn stores_third_received_at(tab: &mut Cache, storage: &mut Storage, now: f64) -> bool {
+    let third = Endpoint::Document(format!("{:018}", 3));
+    let text = Rc::new(three()[2].to_string());
+    let at = tab.stamp(now);
+    record_at(
+        tab,
+        storage,
+        "u3",
+        &third,
+        &Query::new(),
+        Kind::Document,
+        text,
+        at,
+    );
+    tab.answer_single("x", &third, &Query::new()).is_ok()
+}
+
 /// A load that fails part way keeps none of the deletions it read, as none
 /// of the responses: a response received afterwards is stored.
 #[test]
@@ -2189,20 +2208,7 @@ fn a_failed_load_keeps_no_deletion() {
     let (errors, _) = tab.load_end(Err(failed));
     assert_eq!(errors.len(), 1);
     let mut storage = Storage::default();
-    let third = Endpoint::Document(id);
-    let text = Rc::new(three()[2].to_string());
-    let at = tab.stamp(5000.0);
-    record_at(
-        &mut tab,
-        &mut storage,
-        "u3",
-        &third,
-        &Query::new(),
-        Kind::Document,
-        text,
-        at,
-    );
-    assert!(tab.answer_single("x", &third, &Query::new()).is_ok());
+    assert!(stores_third_received_at(&mut tab, &mut storage, 5000.0));
 }
 
 /// An earlier version's deletions are dated at a load, in memory at once:
@@ -2219,20 +2225,7 @@ fn an_earlier_versions_deletions_are_dated_at_the_load_even_if_the_rewrite_fails
     let (errors, unwritten) = tab.load(storage.entries.clone().into_iter().collect());
     assert!(errors.is_empty() && !unwritten.is_empty());
     assert_eq!(tab.size(), 2);
-    let third = Endpoint::Document(id);
-    let text = Rc::new(three()[2].to_string());
-    let at = tab.stamp(5000.0);
-    record_at(
-        &mut tab,
-        &mut storage,
-        "u3",
-        &third,
-        &Query::new(),
-        Kind::Document,
-        text,
-        at,
-    );
-    assert!(tab.answer_single("x", &third, &Query::new()).is_ok());
+    assert!(stores_third_received_at(&mut tab, &mut storage, 5000.0));
 }
 
 /// Answers stamped after a reload come after everything it read: a clock
