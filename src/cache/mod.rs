@@ -325,7 +325,7 @@ pub struct Cache {
     /// Alias targets by (variant, alias api id).
     aliases: Map<(String, String), Vec<u8>>,
     /// Documents deleted by a refresh, by variant: never served again unless
-    /// a response received later holds them, or a higher revision.
+    /// a response received after the deletion holds them.
     tombstones: Map<String, Tombstones>,
     /// When answers were invalidated: by endpoint key (`""`: every endpoint).
     invalidated: Map<String, f64>,
@@ -1241,10 +1241,6 @@ impl Cache {
             .filter(|id| !listed.contains(id.as_ref()))
             .cloned()
             .collect();
-        // A listed document neither held nor fetched (deleted or changed again
-        // while the refresh ran, in a page older than the cache, or with an
-        // id that cannot be asked for: not UTF-8) leaves the list as it was:
-        // never thinner than the service's.
         // Fetched: in a page of the refresh, and not deleted since it arrived
         // (by another refresh).
         let mut fetched: Set<&[u8]> = Set::default();
@@ -1255,6 +1251,10 @@ impl Cache {
                 }
             }
         }
+        // A listed document neither held nor fetched (deleted or changed again
+        // while the refresh ran, in a page older than the cache, or with an
+        // id that cannot be asked for: not UTF-8) leaves the list as it was:
+        // never thinner than the service's.
         let held =
             |id: &[u8]| store.is_some_and(|store| store.contains(id)) || fetched.contains(id);
         let missing = swept.iter().filter(|(id, _)| !held(id)).count();
