@@ -393,7 +393,7 @@ proptest! {
                     prop_assert_eq!(via, Via::Policy);
                     let body = service.get(&request.url);
                     let mut page = if cached[seen.len() % cached.len()] {
-                        Response::cached(Answer { body, fetched_at: 1.0 }, false)
+                        Response::cached(Answer { body, fetched_at: 1.0, page: None }, false)
                     } else {
                         request.answer(body, KEY).unwrap()
                     };
@@ -541,6 +541,7 @@ fn answer() -> Answer {
     Answer {
         body: r#"{"data":[]}"#.into(),
         fetched_at: 7.0,
+        page: None,
     }
 }
 

@@ -666,6 +666,227 @@ fn kept_selections_follow_every_write() {
         .unwrap();
 }
 
+/// A page recorded as delivered after one of its documents changed (and
+/// another answer kept the new text) does not deliver that document: the
+/// caller holds the old one.
+#[test]
+fn a_late_delivery_skips_documents_changed_since() {
+    use content_repo::store::Page;
+    let mut store = DocumentStore::new();
+    for id in 0..10 {
+        store.put_value(&doc(&id.to_string(), 1, id, "a")).unwrap();
+    }
+    let mut query = Query::new();
+    query.fields("t,meta(id)").unwrap();
+    store.query_json(&query, None).unwrap();
+    let page = store.query_page(&query, None).unwrap();
+    assert!(
+        page.words.iter().all(|word| word & Page::KEEP != 0),
+        "{:?}",
+        page.words
+    );
+    store.put_value(&doc("3", 2, 30, "a")).unwrap();
+    store.query_json(&query, None).unwrap();
+    store.delivered(&page);
+    let next = store.query_page(&query, None).unwrap();
+    let fresh = next
+        .words
+        .iter()
+        .filter(|word| *word & Page::FRESH != 0)
+        .count();
+    assert_eq!(fresh, 1, "only the changed document is written again");
+    let text: Value = serde_json::from_str(&next.text).unwrap();
+    assert_eq!(text["data"][0]["meta"]["id"], json!("3"), "{}", next.text);
+}
+
+/// A caller that holds the documents it was delivered, as
+/// `src/js/store.js` does: each page's answer, made from the page's text and
+/// the documents held, is the model's; and a query asked again with nothing
+/// written between names every document of a selection instead of writing it.
+#[test]
+fn pages_for_a_holder_answer_as_the_model_does() {
+    use content_repo::store::Page;
+    use proptest::prelude::*;
+    use std::collections::HashMap;
+
+    /// The documents held, by slot, and the epoch they belong to.
+    #[derive(Default)]
+    struct Holder {
+        epoch: Option<u32>,
+        docs: HashMap<u32, Value>,
+    }
+
+    impl Holder {
+        fn answer(&mut self, page: &Page) -> Value {
+            let mut answer: Value = serde_json::from_str(&page.text).unwrap();
+            if self.epoch != Some(page.epoch) {
+                self.epoch = Some(page.epoch);
+                self.docs.clear();
+            }
+            let fresh = answer["data"].as_array().unwrap().clone();
+            let mut next = fresh.into_iter();
+            let mut data = Vec::new();
+            for word in &page.words {
+                if word & Page::FRESH != 0 {
+                    let document = next.next().expect("a document for each FRESH word");
+                    if word & Page::KEEP != 0 {
+                        self.docs.insert(word >> 2, document.clone());
+                    }
+                    data.push(document);
+                } else {
+                    data.push(
+                        self.docs
+                            .get(&(word >> 2))
+                            .expect("a held document")
+                            .clone(),
+                    );
+                }
+            }
+            assert!(
+                next.next().is_none(),
+                "no document of the text is left over"
+            );
+            answer["data"] = Value::Array(data);
+            answer
+        }
+    }
+
+    #[derive(Debug, Clone)]
+    enum Op {
+        Put {
+            id: u8,
+            revision: i64,
+            n: i64,
+        },
+        Delete(u8),
+        Clear,
+        Query {
+            selection: u8,
+            sort: bool,
+            offset: u64,
+            typed: bool,
+            delivered: bool,
+            /// A write after the answer was made, before it is recorded
+            /// as delivered.
+            late: Option<(u8, i64, i64)>,
+        },
+    }
+    let op = prop_oneof![
+        6 => (0u8..12, 0i64..4, -20i64..20).prop_map(|(id, revision, n)| Op::Put { id, revision, n }),
+        2 => (0u8..12).prop_map(Op::Delete),
+        1 => Just(Op::Clear),
+        8 => (
+            (0u8..3, any::<bool>(), 0u64..4, any::<bool>(), prop::bool::weighted(0.9)),
+            prop::option::weighted(0.2, (0u8..12, 0i64..4, -20i64..20)),
+        )
+            .prop_map(|((selection, sort, offset, typed, delivered), late)| Op::Query {
+                selection,
+                sort,
+                offset,
+                typed,
+                delivered,
+                late,
+            }),
+    ];
+    let selections = ["t,meta(id)", "n,t", "*"];
+    let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig {
+        cases: 256,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    });
+    runner
+        .run(&prop::collection::vec(op, 1..60), |ops| {
+            let (mut store, mut model, mut holder) =
+                (DocumentStore::new(), Model::default(), Holder::default());
+            for op in ops {
+                match op {
+                    Op::Put { id, revision, n } => {
+                        let value = doc(
+                            &id.to_string(),
+                            revision,
+                            n,
+                            if n % 2 == 0 { "a" } else { "b" },
+                        );
+                        store.put_json(value.to_string()).unwrap();
+                        model.put(&value);
+                    }
+                    Op::Delete(id) => {
+                        store.delete(&id.to_string());
+                        model.delete(&id.to_string());
+                    }
+                    Op::Clear => {
+                        store.clear();
+                        model.docs.clear();
+                    }
+                    Op::Query {
+                        selection,
+                        sort,
+                        offset,
+                        typed,
+                        delivered,
+                        late,
+                    } => {
+                        let mut query = Query::new();
+                        if sort {
+                            query.sort("fields.n", Direction::Desc).unwrap();
+                        }
+                        query
+                            .offset(offset)
+                            .unwrap()
+                            .fields(selections[selection as usize])
+                            .unwrap();
+                        let content_type = typed.then_some("a");
+                        let page = store.query_page(&query, content_type).unwrap();
+                        prop_assert_eq!(
+                            holder.answer(&page),
+                            model.query(&query, content_type),
+                            "{}",
+                            query
+                        );
+                        if let Some((id, revision, n)) = late {
+                            let value = doc(
+                                &id.to_string(),
+                                revision,
+                                n,
+                                if n % 2 == 0 { "a" } else { "b" },
+                            );
+                            store.put_json(value.to_string()).unwrap();
+                            model.put(&value);
+                            // Another answer keeps the changed document's text.
+                            store.query_json(&query, content_type).unwrap();
+                        }
+                        // A caller that could not make the answer records nothing.
+                        if !delivered {
+                            continue;
+                        }
+                        store.delivered(&page);
+                        // Asked twice more: the third time, the documents of
+                        // a selection whose texts fit the store's room (half
+                        // its text: "t,meta(id)" of these documents) are all
+                        // held.
+                        for round in 0..2 {
+                            let page = store.query_page(&query, content_type).unwrap();
+                            prop_assert_eq!(
+                                holder.answer(&page),
+                                model.query(&query, content_type)
+                            );
+                            store.delivered(&page);
+                            if round == 1 && selection == 0 && late.is_none() {
+                                prop_assert!(
+                                    page.words.iter().all(|word| word & Page::FRESH == 0),
+                                    "{:?}",
+                                    page.words
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+            Ok(())
+        })
+        .unwrap();
+}
+
 /// Answers are ASCII JSON of the same values, selected or whole, from the
 /// text and from the kept selection alike.
 #[test]

@@ -53,7 +53,7 @@ use crate::query::selection::{Node, Parts};
 use crate::query::url::Endpoint;
 use crate::query::Query;
 use crate::sort::sorted;
-use crate::store::{Batch, DocumentStore};
+use crate::store::{Batch, DocumentStore, Page};
 use crate::Selection;
 
 /// The version of the stored entries; others are skipped when loading.
@@ -184,6 +184,10 @@ pub struct Answer {
     pub body: String,
     /// When the oldest data it was made from was received (Unix ms).
     pub fetched_at: f64,
+    /// A list computed by the store of a variant (its key): the same
+    /// answer for a caller that holds the documents it was delivered (see
+    /// [`Cache::delivered`]).
+    pub page: Option<(String, Page)>,
 }
 
 /// The value of one storage write.
@@ -1315,6 +1319,7 @@ impl Cache {
         Some(Answer {
             body: segment.text.as_str().to_owned(),
             fetched_at: segment.fetched_at,
+            page: None,
         })
     }
 
@@ -1360,13 +1365,17 @@ impl Cache {
         // Every member of a complete list is stored: when the store holds as
         // many documents, it holds exactly the list, and no document needs a
         // membership test.
-        let body = if members.len() == store.len() {
-            store.query_json(query, None)?
+        let (body, page) = if members.len() == store.len() {
+            store.query_members(query, None, members.len())?
         } else {
-            store.query_members(query, &|id| members.contains(id), members.len())?
+            store.query_members(query, Some(&|id| members.contains(id)), members.len())?
         };
         self.touch(&key);
-        Ok(Answer { body, fetched_at })
+        Ok(Answer {
+            body,
+            fetched_at,
+            page: Some((key.0, page)),
+        })
     }
 
     /// The answer to a single-document query (document, alias, asset), or
@@ -1412,7 +1421,20 @@ impl Cache {
             Some(selection) => select_any(text, selection)?,
             None => text.to_owned(),
         };
-        Ok(Answer { body, fetched_at })
+        Ok(Answer {
+            body,
+            fetched_at,
+            page: None,
+        })
+    }
+
+    /// Records that the caller holds the documents of `page`, an answer's
+    /// page from the store of `variant` (nothing when that store is gone
+    /// or dropped its kept texts since).
+    pub fn delivered(&mut self, variant: &str, page: &Page) {
+        if let Some(store) = self.variants.get_mut(variant) {
+            store.delivered(page);
+        }
     }
 }
 

@@ -344,6 +344,7 @@ impl Paging for Pager {
                     source: *source,
                     stale: *stale,
                     cached_at: *cached_at,
+                    page: None,
                 }))
             }
             Gathered::Ids { ids: Some(_), .. } => Step::Write,

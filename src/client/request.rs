@@ -10,7 +10,7 @@
 //! use content_repo::client::request::{Action, Course, Source};
 //!
 //! let settings = Settings { policy: Policy::CacheFirst, ..Settings::default() };
-//! let answer = Answer { body: "{\"data\":[]}".into(), fetched_at: 5.0 };
+//! let answer = Answer { body: "{\"data\":[]}".into(), fetched_at: 5.0, page: None };
 //! let mut course = Course::new(settings, (Cached::Fresh { age_ms: 1.0 }, Some(answer)), true);
 //! let Action::Answer { response, revalidate: false } = course.first() else { panic!() };
 //! let response = response?;
@@ -28,6 +28,7 @@ use crate::http::response::{check, Expect, Facts};
 use crate::http::ClientConfig;
 use crate::query::url::Endpoint;
 use crate::query::Query;
+use crate::store::Page;
 
 /// Where an answer came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,6 +65,9 @@ pub struct Response {
     /// When a cached answer was received (Unix ms, whole: the cache's
     /// stamps tell apart answers of one millisecond by fractions).
     pub cached_at: Option<f64>,
+    /// A list the cache computed: the same answer for a caller that holds
+    /// the documents it was delivered ([`Answer::page`]).
+    pub page: Option<Rc<(String, Page)>>,
 }
 
 impl Response {
@@ -76,6 +80,7 @@ impl Response {
             source: Source::Network,
             stale: false,
             cached_at: None,
+            page: None,
         }
     }
 
@@ -96,6 +101,7 @@ impl Response {
             source: Source::Cache,
             stale,
             cached_at: Some(answer.fetched_at.floor()),
+            page: answer.page.map(Rc::new),
         }
     }
 }

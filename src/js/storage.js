@@ -228,9 +228,12 @@ export function iteration(value) {
   return { value, done: value === undefined };
 }
 
-/** Parses a result's JSON text and defines its non-enumerable `source`, `stale` and `cachedAt`. */
+/**
+ * Parses a result's JSON text (or takes the objects it was made into) and
+ * defines its non-enumerable `source`, `stale` and `cachedAt`.
+ */
 export function markSource(text, source, stale, cachedAt) {
-  const value = JSON.parse(text);
+  const value = typeof text === "string" ? JSON.parse(text) : text;
   if (value !== null && typeof value === "object") {
     Object.defineProperty(value, "source", { value: source, enumerable: false, configurable: true });
     Object.defineProperty(value, "stale", { value: stale, enumerable: false, configurable: true });

@@ -21,3 +21,90 @@ export function stringify(value) {
     return undefined;
   }
 }
+
+/**
+ * The answer to a store query from a page of the store (`Page` in
+ * src/store/mod.rs): `text` is the envelope with the documents not held
+ * (`holders.get(key)`: the documents of one store); `words` name each
+ * document of the page (slot << 2, bit 1: the next one of the text, bit 2:
+ * a copy of it is held). The caller gets
+ * its own objects, copies of the held ones (strings are shared: they cannot
+ * change).
+ */
+export function assemble(holders, key, epoch, text, words) {
+  const answer = JSON.parse(text);
+  let held = holders.get(key);
+  if (held?.epoch !== epoch) holders.set(key, (held = { epoch, docs: [], copiers: [] }));
+  const fresh = answer.data, { docs, copiers } = held, data = new Array(words.length);
+  for (let i = 0, next = 0; i < words.length; i++) {
+    const word = words[i], slot = word >>> 2;
+    if (word & 1) {
+      const doc = (data[i] = fresh[next++]);
+      if (word & 2) {
+        const copier = copierOf(doc);
+        docs[slot] = copier(doc);
+        copiers[slot] = copier;
+      }
+    } else data[i] = copiers[slot](docs[slot]);
+  }
+  answer.data = data;
+  return answer;
+}
+
+/** A copy of a value `JSON.parse` gave: new objects and arrays, the same keys in the same order. */
+function copy(value) {
+  if (typeof value !== "object" || value === null) return value;
+  if (Array.isArray(value)) {
+    const n = value.length, out = new Array(n);
+    for (let i = 0; i < n; i++) out[i] = copy(value[i]);
+    return out;
+  }
+  const out = {};
+  for (const key of Object.keys(value)) {
+    if (key === "__proto__") Object.defineProperty(out, key, { value: copy(value[key]), writable: true, enumerable: true, configurable: true });
+    else out[key] = copy(value[key]);
+  }
+  return out;
+}
+
+// A copy by object literals is several times faster than `copy`: a function
+// for each shape of document held (its objects' keys), written once with
+// `new Function`. Keys are written as JSON string literals, so no text of a
+// document is ever code. Where the runtime forbids `new Function` (a
+// Content-Security-Policy without 'unsafe-eval', some workers), and past
+// `MAX_COPIERS` shapes or `MAX_SOURCE` characters, `copy` does the work.
+const copiers = new Map();
+const MAX_COPIERS = 256;
+const MAX_SOURCE = 2048;
+let compiles = true;
+
+/** A function that copies `value` and values of its shape. */
+function copierOf(value) {
+  if (!compiles || typeof value !== "object" || value === null || Array.isArray(value)) return copy;
+  const source = literal(value, "t");
+  let copier = copiers.get(source);
+  if (copier === undefined) {
+    if (copiers.size >= MAX_COPIERS || source.length > MAX_SOURCE) return copy;
+    try {
+      copier = new Function("c", `"use strict";return t=>(${source})`)(copy);
+    } catch {
+      compiles = false;
+      return copy;
+    }
+    copiers.set(source, copier);
+  }
+  return copier;
+}
+
+/** An expression copying `value` (read at `at`): objects as literals, arrays by `c`. */
+function literal(value, at) {
+  if (typeof value !== "object" || value === null) return at;
+  if (Array.isArray(value)) return `c(${at})`;
+  let source = "{";
+  for (const key of Object.keys(value)) {
+    const name = JSON.stringify(key);
+    // `__proto__: v` in a literal would set the prototype: a computed key defines the property.
+    source += `${key === "__proto__" ? `[${name}]` : name}:${literal(value[key], `${at}[${name}]`)},`;
+  }
+  return source + "}";
+}

@@ -232,6 +232,53 @@ pub struct DocumentStore {
     projected: Projected,
 }
 
+/// A page of [`DocumentStore::query_page`] for a caller that holds the
+/// documents it was delivered, each by its slot.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Page {
+    /// The list envelope (SPEC section 1) with the documents the caller
+    /// does not hold, in page order.
+    pub text: String,
+    /// One word per document of the page, in order: its slot shifted left
+    /// by 2, with [`Page::FRESH`] when it is the next document of `text`
+    /// and [`Page::KEEP`] when the caller is to hold it (as that slot's
+    /// document); without `FRESH`, the caller holds it.
+    pub words: Vec<u32>,
+    /// For each `KEEP` word, in order, which kept text it was made from: a
+    /// delivery counts only while the store keeps that very text.
+    pub marks: Vec<u32>,
+    /// When it differs from the epoch of the documents the caller holds,
+    /// it drops them all first.
+    pub epoch: u32,
+}
+
+impl Page {
+    /// The document is the next one of the text's `data`.
+    pub const FRESH: u32 = 1;
+    /// The caller is to hold the document.
+    pub const KEEP: u32 = 2;
+}
+
+/// What [`DocumentStore::answer`] wrote.
+struct Answered {
+    text: String,
+    /// The text for a caller holding documents, when asked apart.
+    page: Option<String>,
+}
+
+/// Which ids are members of a list.
+pub(crate) type Member<'a> = dyn Fn(&[u8]) -> bool + 'a;
+
+/// How a list envelope starts.
+const DATA: &[u8] = b"{\"data\":[";
+
+fn utf8_answer(out: Vec<u8>) -> Result<String> {
+    String::from_utf8(out).map_err(|error| Error::Decode {
+        message: format!("the result is not UTF-8: {error}"),
+        excerpt: String::new(),
+    })
+}
+
 impl DocumentStore {
     /// An empty store.
     pub fn new() -> DocumentStore {
@@ -953,36 +1000,83 @@ impl DocumentStore {
     /// service's page of 25), then its selection. With `content_type`,
     /// only documents whose `meta.contentType` equals it count.
     pub fn query_json(&mut self, query: &Query, content_type: Option<&str>) -> Result<String> {
-        let total = match content_type {
-            Some(name) => self.content_types.get(name).copied().unwrap_or(0),
-            None => self.by_id.len(),
-        };
+        Ok(self.answer_typed(query, content_type, None)?.text)
+    }
+
+    /// [`query_json`](Self::query_json) for a caller that holds the
+    /// documents it was delivered (see [`Page`]): the documents of the page
+    /// it holds are named, not written. Call [`delivered`](Self::delivered)
+    /// once it holds the page.
+    pub fn query_page(&mut self, query: &Query, content_type: Option<&str>) -> Result<Page> {
+        let mut page = Page::default();
+        page.text = self
+            .answer_typed(query, content_type, Some(&mut page))?
+            .text;
+        Ok(page)
+    }
+
+    /// Records that the caller holds the documents `page` told it to keep
+    /// (unless the store dropped every kept text since).
+    pub fn delivered(&mut self, page: &Page) {
+        if page.epoch != self.projected.epoch() {
+            return;
+        }
+        let kept = page.words.iter().filter(|word| *word & Page::KEEP != 0);
+        for (word, at) in kept.zip(&page.marks) {
+            self.projected.deliver(word >> 2, *at);
+        }
+    }
+
+    /// The documents of `content_type`, or all of them, answering `query`.
+    fn answer_typed(
+        &mut self,
+        query: &Query,
+        content_type: Option<&str>,
+        page: Option<&mut Page>,
+    ) -> Result<Answered> {
         match content_type {
             Some(name) => {
+                let total = self.content_types.get(name).copied().unwrap_or(0);
                 let keep = |stored: &Slot| stored.content_type.as_deref() == Some(name);
-                self.answer(query, total, Some(&keep))
+                self.answer(query, total, Some(&keep), page, false)
             }
-            None => self.answer(query, total, None),
+            None => self.answer(query, self.by_id.len(), None, page, false),
         }
     }
 
     /// [`query_json`](Self::query_json) over the documents whose ids
-    /// `member` accepts, `total` of them.
+    /// `member` accepts (all without), `total` of them: the whole text,
+    /// and the [`Page`] of it for a caller holding documents.
     pub(crate) fn query_members(
         &mut self,
         query: &Query,
-        member: &dyn Fn(&[u8]) -> bool,
+        member: Option<&Member<'_>>,
         total: usize,
-    ) -> Result<String> {
-        self.answer(query, total, Some(&|stored: &Slot| member(&stored.id)))
+    ) -> Result<(String, Page)> {
+        let mut page = Page::default();
+        let answered = match member {
+            Some(member) => {
+                let keep = |stored: &Slot| member(&stored.id);
+                self.answer(query, total, Some(&keep), Some(&mut page), true)?
+            }
+            None => self.answer(query, total, None, Some(&mut page), true)?,
+        };
+        page.text = answered.page.unwrap_or_default();
+        Ok((answered.text, page))
     }
 
+    /// The page of `query` over the documents `keep` accepts (all without),
+    /// `total` of them. With `words`, for a caller holding documents: a
+    /// word per document, and the text without the documents it holds
+    /// (`whole`: the whole text, and that one as the page's).
     fn answer(
         &mut self,
         query: &Query,
         total: usize,
         keep: Option<&dyn Fn(&Slot) -> bool>,
-    ) -> Result<String> {
+        mut holder: Option<&mut Page>,
+        whole: bool,
+    ) -> Result<Answered> {
         let position = self.index_for(query.sorting())?;
         let (offset, count) = page_bounds(query, total);
         let order = match self.indexes.get(position) {
@@ -1017,25 +1111,71 @@ impl DocumentStore {
         if kept {
             projected.select(&selection.to_string());
         }
+        // For a caller holding documents, a word per document: those it
+        // holds are named, and only the others are in its text.
+        let mut entries = Vec::with_capacity(page.len());
+        if let Some(holder) = &mut holder {
+            holder.epoch = projected.epoch();
+        }
+        for (slot, stored) in page {
+            let mut fresh = true;
+            if let Some(holder) = &mut holder {
+                let word = if kept && slot < 1 << 30 {
+                    match (projected.delivered(slot), projected.kept_at(slot)) {
+                        (true, _) => slot << 2,
+                        (false, Some(at)) => {
+                            holder.marks.push(at);
+                            slot << 2 | Page::FRESH | Page::KEEP
+                        }
+                        (false, None) => slot << 2 | Page::FRESH,
+                    }
+                } else {
+                    Page::FRESH
+                };
+                holder.words.push(word);
+                fresh = word & Page::FRESH != 0;
+            }
+            if fresh || whole {
+                entries.push((slot, stored, fresh));
+            }
+        }
+        let held = holder.is_some() && whole;
+        let (mut ranges, mut end) = (Vec::new(), DATA.len());
         let mut scratch = Vec::new();
-        let write = |out: &mut Vec<u8>, (slot, stored): (u32, &Slot)| {
+        let write = |out: &mut Vec<u8>, (slot, stored, fresh): (u32, &Slot, bool)| {
+            let mark = out.len();
             if let Some(text) = projected.get(slot).filter(|_| kept) {
                 out.extend_from_slice(text);
-                return Ok(());
+            } else {
+                write_valid_ascii(stored.text.as_bytes(), &plan, out, &mut scratch)?;
+                if kept {
+                    projected.keep(slot, out.get(mark..).unwrap_or_default(), room);
+                }
             }
-            let mark = out.len();
-            write_valid_ascii(stored.text.as_bytes(), &plan, out, &mut scratch)?;
-            if kept {
-                projected.keep(slot, out.get(mark..).unwrap_or_default(), room);
+            if held && fresh {
+                ranges.push(mark..out.len());
             }
+            end = out.len();
             Ok(())
         };
         let mut out = Vec::with_capacity(64 + count * 256);
-        open_envelope(&mut out, page.into_iter(), write, query, count, total)?;
+        open_envelope(&mut out, entries.into_iter(), write, query, count, total)?;
         out.push(b'}');
-        String::from_utf8(out).map_err(|error| Error::Decode {
-            message: format!("the result is not UTF-8: {error}"),
-            excerpt: String::new(),
+        // The page's text for the caller: the envelope with its documents.
+        let page = held.then(|| {
+            let mut page = DATA.to_vec();
+            for (position, range) in ranges.into_iter().enumerate() {
+                if position > 0 {
+                    page.push(b',');
+                }
+                page.extend_from_slice(out.get(range).unwrap_or_default());
+            }
+            page.extend_from_slice(out.get(end..).unwrap_or_default());
+            page
+        });
+        Ok(Answered {
+            text: utf8_answer(out)?,
+            page: page.map(utf8_answer).transpose()?,
         })
     }
 

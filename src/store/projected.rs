@@ -3,11 +3,26 @@
 //! page, the same view again) copies it instead of selecting again. A
 //! document's text is forgotten whenever the document changes or leaves;
 //! the texts kept stay within a bound the store sets (half its live text).
+//!
+//! A kept text can also be *delivered*: the caller (`DocumentStore` in
+//! JavaScript) holds the document it reads as, and later answers name the
+//! slot instead of copying the text. Forgetting a text takes its delivery
+//! back; dropping every text starts a new *epoch*, which tells the caller
+//! to drop every document it holds.
+
+use std::sync::atomic::{AtomicU32, Ordering};
 
 /// A span's start when the slot's text is not kept.
 const NONE: u32 = u32::MAX;
 
-#[derive(Debug, Default)]
+/// A new epoch, never one of another store: a caller holding documents of
+/// a store that was replaced drops them too.
+fn new_epoch() -> u32 {
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+#[derive(Debug)]
 pub(super) struct Projected {
     /// The canonical selection the texts are of (`None`: none kept).
     selection: Option<String>,
@@ -17,6 +32,23 @@ pub(super) struct Projected {
     spans: Vec<(u32, u32)>,
     /// Bytes of `bytes` that no span points at any more.
     dead: usize,
+    /// Per slot: whether its kept text was delivered.
+    delivered: Vec<bool>,
+    /// Changes whenever every text is dropped.
+    epoch: u32,
+}
+
+impl Default for Projected {
+    fn default() -> Self {
+        Projected {
+            selection: None,
+            bytes: Vec::new(),
+            spans: Vec::new(),
+            dead: 0,
+            delivered: Vec::new(),
+            epoch: new_epoch(),
+        }
+    }
 }
 
 impl Projected {
@@ -24,10 +56,47 @@ impl Projected {
     /// selection are dropped.
     pub(super) fn select(&mut self, selection: &str) {
         if self.selection.as_deref() != Some(selection) {
-            *self = Projected {
-                selection: Some(selection.to_owned()),
-                ..Projected::default()
-            };
+            self.reset(Some(selection.to_owned()));
+        }
+    }
+
+    /// Drops every text (a new epoch), keeping texts of `selection` next.
+    fn reset(&mut self, selection: Option<String>) {
+        *self = Projected {
+            selection,
+            ..Projected::default()
+        };
+    }
+
+    /// The current epoch: documents delivered in another one are gone.
+    pub(super) fn epoch(&self) -> u32 {
+        self.epoch
+    }
+
+    /// Whether the kept text of `slot` was delivered (in this epoch).
+    pub(super) fn delivered(&self, slot: u32) -> bool {
+        self.delivered.get(slot as usize) == Some(&true)
+    }
+
+    /// Where the kept text of `slot` is (it is another text when that
+    /// changes).
+    pub(super) fn kept_at(&self, slot: u32) -> Option<u32> {
+        self.get(slot)?;
+        Some(self.spans.get(slot as usize)?.0)
+    }
+
+    /// Records the kept text of `slot` as delivered, if it is still the
+    /// one at `at` ([`Self::kept_at`]).
+    pub(super) fn deliver(&mut self, slot: u32, at: u32) {
+        if self.kept_at(slot) != Some(at) {
+            return;
+        }
+        let index = slot as usize;
+        if self.delivered.len() <= index {
+            self.delivered.resize(index + 1, false);
+        }
+        if let Some(place) = self.delivered.get_mut(index) {
+            *place = true;
         }
     }
 
@@ -76,18 +145,18 @@ impl Projected {
         }
         self.dead += (span.1 - span.0) as usize;
         *span = (NONE, 0);
+        if let Some(place) = self.delivered.get_mut(slot as usize) {
+            *place = false;
+        }
         if self.dead * 2 > self.bytes.len() {
             let selection = self.selection.take();
-            *self = Projected {
-                selection,
-                ..Projected::default()
-            };
+            self.reset(selection);
         }
     }
 
     /// Drops everything.
     pub(super) fn clear(&mut self) {
-        *self = Projected::default();
+        self.reset(None);
     }
 }
 
@@ -124,5 +193,49 @@ mod tests {
         kept.forget(0);
         assert_eq!((kept.get(0), kept.get(1)), (None, None));
         assert!(kept.bytes.is_empty(), "the dead bytes were dropped");
+    }
+
+    #[test]
+    fn deliveries_go_with_their_texts_and_epochs_with_all_texts() {
+        let mut kept = Projected::default();
+        kept.select("fields(a)");
+        let first = kept.epoch();
+        // Only a kept text can be delivered, and only the one a caller saw.
+        kept.deliver(0, 0);
+        assert!(!kept.delivered(0));
+        for slot in 0..5 {
+            kept.keep(slot, b"0123456789", 100);
+        }
+        let at = kept.kept_at(0).unwrap();
+        kept.deliver(0, at);
+        kept.deliver(2, kept.kept_at(2).unwrap());
+        assert_eq!(
+            (kept.delivered(0), kept.delivered(1), kept.delivered(2)),
+            (true, false, true)
+        );
+        // A text kept again or forgotten is no longer delivered; the epoch
+        // stays while other texts are kept.
+        kept.keep(0, b"abc", 100);
+        kept.forget(2);
+        assert_eq!((kept.delivered(0), kept.delivered(2)), (false, false));
+        kept.deliver(0, at);
+        assert!(!kept.delivered(0), "another text than the one seen");
+        assert_eq!(kept.epoch(), first);
+        // Dropping every text (the same selection asked again does not)
+        // starts a new epoch, with nothing delivered.
+        kept.select("fields(a)");
+        assert_eq!(kept.epoch(), first);
+        kept.deliver(1, kept.kept_at(1).unwrap());
+        assert!(kept.delivered(1));
+        kept.select("fields(b)");
+        assert!(!kept.delivered(1));
+        assert_ne!(kept.epoch(), first);
+        let second = kept.epoch();
+        kept.keep(0, b"0123456789", 100);
+        kept.forget(0);
+        assert_ne!(kept.epoch(), second, "most bytes forgotten: all dropped");
+        let third = kept.epoch();
+        kept.clear();
+        assert_ne!(kept.epoch(), third);
     }
 }

@@ -9,10 +9,11 @@ use js_sys::{Array, Function, Promise, Uint8Array};
 use wasm_bindgen::prelude::*;
 
 use super::convert::{describe, props};
-use super::store::utf8_text;
+use super::store::{make, utf8_text};
 use crate::cache::writing::{Next, Writing};
 use crate::cache::{storage_error, Cache, Change, Held, Put, StorageFailure};
 use crate::client::options::{self, CacheOptions};
+use crate::client::request::Response;
 use crate::error::{Error, Result};
 use crate::num::{u32_from_usize, usize_from_f64};
 
@@ -48,6 +49,8 @@ pub(crate) struct OfflineCache {
     on_error: Option<Function>,
     /// The writes under way (one at a time: `src/js/client.js` orders them).
     writing: RefCell<Option<Writing>>,
+    /// The documents of each variant's store delivered to JavaScript.
+    held: js_sys::Map,
 }
 
 impl OfflineCache {
@@ -60,7 +63,17 @@ impl OfflineCache {
             options,
             on_error,
             writing: RefCell::default(),
+            held: js_sys::Map::new(),
         }
+    }
+
+    /// A list the cache computed, made into objects now ([`make`]); `None`
+    /// for another response, or if that failed (the text is read instead).
+    pub(crate) fn assemble(&self, response: &Response) -> Option<JsValue> {
+        let (variant, page) = &**response.page.as_ref()?;
+        let value = make(&self.held, variant, page).ok()?;
+        self.state.borrow_mut().delivered(variant, page);
+        Some(value)
     }
 
     /// Reports a cache failure to `onCacheError`, or the console.

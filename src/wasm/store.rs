@@ -11,7 +11,8 @@ use crate::error::{Error, Result};
 use crate::num::u32_from_usize;
 use crate::num::usize_from_f64;
 use crate::store::utf8::Utf8Buffer;
-use crate::store::DocumentStore;
+use crate::store::{DocumentStore, Page};
+use js_sys::Map;
 
 #[wasm_bindgen(module = "/src/js/store.js")]
 extern "C" {
@@ -24,6 +25,14 @@ extern "C" {
         room: usize,
     ) -> js_sys::Array;
     fn stringify(value: &JsValue) -> Option<String>;
+    #[wasm_bindgen(catch)]
+    fn assemble(
+        held: &Map,
+        key: &str,
+        epoch: u32,
+        text: &str,
+        words: &[u32],
+    ) -> Result<JsValue, JsValue>;
 }
 
 /// Documents held in WebAssembly memory, by `meta.id`, answering queries
@@ -35,6 +44,8 @@ pub struct JsDocumentStore {
     inner: DocumentStore,
     /// The last query and its parse: repeated queries skip parsing.
     last_query: LastQuery,
+    /// The documents delivered to JavaScript, copied by later answers.
+    held: Map,
 }
 
 #[wasm_bindgen(js_class = DocumentStore)]
@@ -104,8 +115,10 @@ impl JsDocumentStore {
     ) -> Result<JsValue, JsValue> {
         let query = self.last_query.read(&convert::query(&query))?;
         let content_type = content_type(&props(&options))?;
-        let result = self.inner.query_json(query, content_type.as_deref())?;
-        Ok(from_json_text(&result)?)
+        let page = self.inner.query_page(query, content_type.as_deref())?;
+        let answer = make(&self.held, "", &page)?;
+        self.inner.delivered(&page);
+        Ok(answer)
     }
 
     /// The number of documents stored.
@@ -127,6 +140,12 @@ impl JsDocumentStore {
     pub fn clear(&mut self) {
         self.inner.clear();
     }
+}
+
+/// The answer of `page` as objects (`assemble` of `src/js/store.js`): the
+/// deliveries are to be recorded once it is made.
+pub(crate) fn make(held: &Map, key: &str, page: &Page) -> Result<JsValue, JsValue> {
+    assemble(held, key, page.epoch, &page.text, &page.words)
 }
 
 /// [`utf8_bytes`] as text (`""` when not UTF-8: a stored entry so read is

@@ -31,7 +31,8 @@ extern "C" {
 /// The body as plain JavaScript (read by `JSON.parse`, so every value is
 /// what `JSON.parse` gives), with non-enumerable `source`, `stale` and
 /// `cachedAt`. `held`: the network's text that JavaScript still holds, and
-/// the body it became here: parsed from there rather than copied out again.
+/// the body it became here: parsed from there rather than copied out again;
+/// or the objects a list the cache computed was made into.
 fn to_js(response: &Response, held: &Held) -> JsValue {
     let (body, source, stale) = (&response.body, response.source.name(), response.stale);
     let text = match held {
@@ -41,7 +42,8 @@ fn to_js(response: &Response, held: &Held) -> JsValue {
     mark_source(&text, source, stale, response.cached_at)
 }
 
-/// A network answer's body and the JavaScript string it came from.
+/// A network answer's body and the JavaScript string it came from, or a
+/// cached list's and the objects it was made into ([`Task::make`]).
 type Held = Option<(Rc<String>, JsValue)>;
 
 /// A plain object of numbers.
@@ -92,6 +94,16 @@ impl Task {
 
     fn machine(&mut self) -> Result<&mut dyn Paging, JsValue> {
         Ok(self.flow.machine.as_mut().ok_or(JsValue::UNDEFINED)?.get())
+    }
+
+    /// Makes a request's answer that the cache computed into objects at
+    /// once, from the documents held now (a paging machine reads the text).
+    fn make(&mut self, cache: &OfflineCache) {
+        if let (None, Some(response)) = (&self.flow.machine, &self.flow.response) {
+            if let Some(value) = cache.assemble(response) {
+                self.held = Some((response.body.clone(), value));
+            }
+        }
     }
 }
 
@@ -234,7 +246,8 @@ impl Task {
     /// (answered), `true` (answered; revalidate), or `[retryNetwork,
     /// raceMs]`: fetch with a fork, then [`Self::after`].
     pub fn start(&mut self) -> Result<JsValue, JsValue> {
-        let (cache, flow) = (self.shared.cache()?, &mut self.flow);
+        let shared = self.shared.clone();
+        let (cache, flow) = (shared.cache()?, &mut self.flow);
         let request = flow.request.as_ref().ok_or(JsValue::UNDEFINED)?;
         let mut state = cache.state.borrow_mut();
         let mut course = Course::start(request, &mut state, &cache.options, flow.at, online());
@@ -248,6 +261,7 @@ impl Task {
                     Ok(response) => flow.response = Some(response),
                     Err(error) => flow.failed = Some(error),
                 }
+                self.make(cache);
                 Ok(revalidate.into())
             }
             Action::Fetch {
@@ -266,7 +280,10 @@ impl Task {
     /// race's time ran out).
     pub fn after(&mut self, fork: &mut Task, settled: bool) -> Result<(), JsValue> {
         self.held = fork.held.take();
-        Ok(self.flow.after(&mut fork.flow, settled)?)
+        self.flow.after(&mut fork.flow, settled)?;
+        let shared = self.shared.clone();
+        self.make(shared.cache()?);
+        Ok(())
     }
 
     /// The answer, for JavaScript.
