@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 /// reason; first move decisions into the core. (1,600 until answers were
 /// made from the documents JavaScript holds: which documents, and when a
 /// delivery counts, are decided in `src/store`; the boundary hands pages to
-/// `src/js/store.js` and records what it made, +49 lines.)
+/// `src/js/store.js` and records what it made, +50 lines.)
 const BOUNDARY_BUDGET: usize = 1650;
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {

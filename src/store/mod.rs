@@ -1217,3 +1217,73 @@ fn replaces(stored: &Slot, incoming: &Incoming) -> bool {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{DocumentStore, Page};
+    use crate::Query;
+    use serde_json::Value;
+
+    /// The `data` of a list text.
+    fn data(text: &str) -> Vec<Value> {
+        let value: Value = serde_json::from_str(text).unwrap_or_default();
+        value["data"].as_array().cloned().unwrap_or_default()
+    }
+
+    /// The cache's answers (`query_members`): the whole text is
+    /// `query_json`'s over the members, and the page's text is the same
+    /// envelope with only the documents its words mark `FRESH`, in order.
+    #[test]
+    fn member_answers_are_whole_with_the_page_of_them() {
+        let mut store = DocumentStore::new();
+        for id in 0..12 {
+            let text = format!(
+                r#"{{"fields":{{"n":{}, "t":"{}"}},"meta":{{"id":"{id}"}}}}"#,
+                id % 5,
+                "x".repeat(40)
+            );
+            assert_eq!(store.put_json(text), Ok(1));
+        }
+        let query: Query = "sorting%5Bfields.n%5D=DESC&fields=n%2Cmeta(id)&limit=8"
+            .parse()
+            .unwrap_or_default();
+        let even = |id: &[u8]| id.last().is_some_and(|digit| digit % 2 == 0);
+        for round in 0..3 {
+            for member in [None, Some(&even as &super::Member<'_>)] {
+                let total = if member.is_some() { 6 } else { 12 };
+                let (whole, page) = store
+                    .query_members(&query, member, total)
+                    .unwrap_or_default();
+                let all = data(&whole);
+                let ids: Vec<&Value> = all.iter().map(|doc| &doc["meta"]["id"]).collect();
+                assert_eq!(all.len(), 8.min(total), "{whole}");
+                if member.is_some() {
+                    assert!(
+                        ids.iter()
+                            .all(|id| id.as_str().is_some_and(|id| even(id.as_bytes()))),
+                        "{ids:?}"
+                    );
+                }
+                assert_eq!(page.words.len(), all.len());
+                let fresh: Vec<Value> = (all.iter().zip(&page.words))
+                    .filter(|(_, word)| **word & Page::FRESH != 0)
+                    .map(|(doc, _)| doc.clone())
+                    .collect();
+                assert_eq!(data(&page.text), fresh, "round {round}: {}", page.text);
+                let envelope = |text: &str| {
+                    serde_json::from_str::<Value>(text)
+                        .map(|value| value["meta"].clone())
+                        .ok()
+                };
+                assert_eq!(envelope(&page.text), envelope(&whole));
+                if round == 2 {
+                    assert!(
+                        fresh.len() < all.len(),
+                        "held documents are named the third time"
+                    );
+                }
+                store.delivered(&page);
+            }
+        }
+    }
+}

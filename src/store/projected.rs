@@ -12,8 +12,14 @@
 
 use std::sync::atomic::{AtomicU32, Ordering};
 
+use crate::json::{value_end_within, MAX_DEPTH};
+
 /// A span's start when the slot's text is not kept.
 const NONE: u32 = u32::MAX;
+
+/// Texts nested deeper than this are not kept (so never delivered): a
+/// caller copies the documents it holds by recursion.
+const MAX_KEPT_DEPTH: usize = 64;
 
 /// A new epoch, never one of another store: a caller holding documents of
 /// a store that was replaced drops them too.
@@ -116,6 +122,9 @@ impl Projected {
             return;
         }
         self.forget(slot);
+        if value_end_within(text, 0, MAX_DEPTH - MAX_KEPT_DEPTH).is_err() {
+            return;
+        }
         let end = self.bytes.len() + text.len();
         let (Ok(start), Ok(end32)) = (u32::try_from(self.bytes.len()), u32::try_from(end)) else {
             return;
@@ -171,28 +180,39 @@ mod tests {
         kept.keep(0, b"{}", 100);
         assert_eq!(kept.get(0), None);
         kept.select("fields(a)");
-        kept.keep(0, b"0123456789", 25);
-        kept.keep(3, b"abcdefghij", 25);
-        assert_eq!(kept.get(0), Some(&b"0123456789"[..]));
-        assert_eq!(kept.get(3), Some(&b"abcdefghij"[..]));
+        kept.keep(0, b"[12345678]", 25);
+        kept.keep(3, b"[\"abcdef\"]", 25);
+        assert_eq!(kept.get(0), Some(&b"[12345678]"[..]));
+        assert_eq!(kept.get(3), Some(&b"[\"abcdef\"]"[..]));
         assert_eq!(kept.get(1), None);
         // Beyond the room: not kept (the answer is written all the same).
-        kept.keep(5, b"0123456789", 25);
+        kept.keep(5, b"[12345678]", 25);
         assert_eq!(kept.get(5), None);
         // Kept again for the same slot: the newer text.
-        kept.keep(3, b"xyz", 25);
-        assert_eq!(kept.get(3), Some(&b"xyz"[..]));
+        kept.keep(3, b"[1]", 25);
+        assert_eq!(kept.get(3), Some(&b"[1]"[..]));
         // Another selection drops everything.
         kept.select("fields(b)");
         assert_eq!(kept.get(0), None);
         // Forgotten ones: when most kept bytes are forgotten, all go.
-        kept.keep(0, b"0123456789", 100);
-        kept.keep(1, b"ab", 100);
+        kept.keep(0, b"[12345678]", 100);
+        kept.keep(1, b"{}", 100);
         kept.forget(1);
-        assert_eq!(kept.get(0), Some(&b"0123456789"[..]));
+        assert_eq!(kept.get(0), Some(&b"[12345678]"[..]));
         kept.forget(0);
         assert_eq!((kept.get(0), kept.get(1)), (None, None));
         assert!(kept.bytes.is_empty(), "the dead bytes were dropped");
+    }
+
+    #[test]
+    fn deep_texts_are_not_kept() {
+        let mut kept = Projected::default();
+        kept.select("fields(a)");
+        let nested = |depth: usize| format!("{}1{}", "[".repeat(depth), "]".repeat(depth));
+        kept.keep(0, nested(64).as_bytes(), 1000);
+        kept.keep(1, nested(65).as_bytes(), 1000);
+        assert!(kept.get(0).is_some());
+        assert_eq!(kept.get(1), None);
     }
 
     #[test]
@@ -204,7 +224,7 @@ mod tests {
         kept.deliver(0, 0);
         assert!(!kept.delivered(0));
         for slot in 0..5 {
-            kept.keep(slot, b"0123456789", 100);
+            kept.keep(slot, b"[12345678]", 100);
         }
         let at = kept.kept_at(0).unwrap();
         kept.deliver(0, at);
@@ -215,7 +235,7 @@ mod tests {
         );
         // A text kept again or forgotten is no longer delivered; the epoch
         // stays while other texts are kept.
-        kept.keep(0, b"abc", 100);
+        kept.keep(0, b"[1]", 100);
         kept.forget(2);
         assert_eq!((kept.delivered(0), kept.delivered(2)), (false, false));
         kept.deliver(0, at);
@@ -231,7 +251,7 @@ mod tests {
         assert!(!kept.delivered(1));
         assert_ne!(kept.epoch(), first);
         let second = kept.epoch();
-        kept.keep(0, b"0123456789", 100);
+        kept.keep(0, b"[12345678]", 100);
         kept.forget(0);
         assert_ne!(kept.epoch(), second, "most bytes forgotten: all dropped");
         let third = kept.epoch();

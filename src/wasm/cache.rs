@@ -50,7 +50,7 @@ pub(crate) struct OfflineCache {
     /// The writes under way (one at a time: `src/js/client.js` orders them).
     writing: RefCell<Option<Writing>>,
     /// The documents of each variant's store delivered to JavaScript.
-    held: js_sys::Map,
+    pub(crate) held: js_sys::Map,
 }
 
 impl OfflineCache {

@@ -97,7 +97,8 @@ impl Task {
     }
 
     /// Makes a request's answer that the cache computed into objects at
-    /// once, from the documents held now (a paging machine reads the text).
+    /// once, from the documents held now (a paging machine reads the text);
+    /// only in the step that computed it.
     fn make(&mut self, cache: &OfflineCache) {
         if let (None, Some(response)) = (&self.flow.machine, &self.flow.response) {
             if let Some(value) = cache.assemble(response) {
@@ -230,6 +231,7 @@ impl Task {
         let cache = self.shared.cache()?;
         cache.outcome("clear", &outcome)?;
         cache.state.borrow_mut().clear();
+        cache.held.clear();
         Ok(())
     }
 
@@ -279,11 +281,10 @@ impl Task {
     /// The answer after the fetch of `fork` (`settled`: done, else the
     /// race's time ran out).
     pub fn after(&mut self, fork: &mut Task, settled: bool) -> Result<(), JsValue> {
+        // A cached answer here was computed at `start`: what JavaScript
+        // holds may have changed since, so its text is read, not its page.
         self.held = fork.held.take();
-        self.flow.after(&mut fork.flow, settled)?;
-        let shared = self.shared.clone();
-        self.make(shared.cache()?);
-        Ok(())
+        Ok(self.flow.after(&mut fork.flow, settled)?)
     }
 
     /// The answer, for JavaScript.
