@@ -1,5 +1,5 @@
 //! The sans-IO layout (ARCHITECTURE.md, "The boundary has no logic"):
-//! `src/wasm/*.rs` converts values and performs I/O only, in at most 1,650
+//! `src/wasm/*.rs` converts values and performs I/O only, in at most 1,670
 //! lines (comments included), with no inline JavaScript (JavaScript lives in
 //! `src/js/`); the core never names `wasm_bindgen`, `js_sys` or `web_sys`.
 //!
@@ -22,8 +22,9 @@ use std::path::{Path, PathBuf};
 /// reason; first move decisions into the core. (1,600 until answers were
 /// made from the documents JavaScript holds: which documents, and when a
 /// delivery counts, are decided in `src/store`; the boundary hands pages to
-/// `src/js/store.js` and records what it made, +50 lines.)
-const BOUNDARY_BUDGET: usize = 1650;
+/// `src/js/store.js` and records what it made or takes its deliveries back
+/// when JavaScript could not make it, +70 lines.)
+const BOUNDARY_BUDGET: usize = 1670;
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in fs::read_dir(dir).unwrap() {

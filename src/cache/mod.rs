@@ -186,7 +186,7 @@ pub struct Answer {
     pub fetched_at: f64,
     /// A list computed by the store of a variant (its key): the same
     /// answer for a caller that holds the documents it was delivered (see
-    /// [`Cache::delivered`]).
+    /// [`Cache::store_mut`]).
     pub page: Option<(String, Page)>,
 }
 
@@ -1428,13 +1428,11 @@ impl Cache {
         })
     }
 
-    /// Records that the caller holds the documents of `page`, an answer's
-    /// page from the store of `variant` (nothing when that store is gone
-    /// or dropped its kept texts since).
-    pub fn delivered(&mut self, variant: &str, page: &Page) {
-        if let Some(store) = self.variants.get_mut(variant) {
-            store.delivered(page);
-        }
+    /// The store of `variant`, to record what a caller holds of the
+    /// [`Answer::page`] it made ([`DocumentStore::delivered`],
+    /// [`DocumentStore::undeliver`]).
+    pub fn store_mut(&mut self, variant: &str) -> Option<&mut DocumentStore> {
+        self.variants.get_mut(variant)
     }
 }
 

@@ -34,7 +34,13 @@ export function stringify(value) {
 export function assemble(holders, key, epoch, text, words) {
   const answer = JSON.parse(text);
   let held = holders.get(key);
-  if (held?.epoch !== epoch) holders.set(key, (held = { epoch, docs: [], copiers: [] }));
+  if (held?.epoch !== epoch) held = { epoch, docs: [], copiers: [] };
+  // The most recently used last; at most MAX_HOLDERS (a store that asks for
+  // one dropped gets an error here, takes back its deliveries and delivers
+  // again).
+  holders.delete(key);
+  holders.set(key, held);
+  if (holders.size > MAX_HOLDERS) holders.delete(holders.keys().next().value);
   const fresh = answer.data, { docs, copiers } = held, data = new Array(words.length);
   for (let i = 0, next = 0; i < words.length; i++) {
     const word = words[i], slot = word >>> 2;
@@ -51,6 +57,9 @@ export function assemble(holders, key, epoch, text, words) {
   return answer;
 }
 
+/** How many stores (the cache's variants) JavaScript holds documents of. */
+const MAX_HOLDERS = 8;
+
 /** A copy of a value `JSON.parse` gave: new objects and arrays, the same keys in the same order. */
 function copy(value) {
   if (typeof value !== "object" || value === null) return value;
@@ -61,7 +70,9 @@ function copy(value) {
   }
   const out = {};
   for (const key of Object.keys(value)) {
-    if (key === "__proto__") Object.defineProperty(out, key, { value: copy(value[key]), writable: true, enumerable: true, configurable: true });
+    // Defined, as JSON.parse does, where assigning would meet the prototype
+    // (`__proto__`'s setter, or a property frozen there).
+    if (key in out) Object.defineProperty(out, key, { value: copy(value[key]), writable: true, enumerable: true, configurable: true });
     else out[key] = copy(value[key]);
   }
   return out;

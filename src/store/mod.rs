@@ -1027,6 +1027,12 @@ impl DocumentStore {
         }
     }
 
+    /// Takes back every delivery: for a caller that no longer holds what
+    /// it was delivered (it could not make an answer from a page).
+    pub fn undeliver(&mut self) {
+        self.projected.undeliver();
+    }
+
     /// The documents of `content_type`, or all of them, answering `query`.
     fn answer_typed(
         &mut self,

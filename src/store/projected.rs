@@ -74,6 +74,12 @@ impl Projected {
         };
     }
 
+    /// Takes back every delivery (a new epoch; the texts stay kept).
+    pub(super) fn undeliver(&mut self) {
+        self.delivered.clear();
+        self.epoch = new_epoch();
+    }
+
     /// The current epoch: documents delivered in another one are gone.
     pub(super) fn epoch(&self) -> u32 {
         self.epoch
@@ -257,5 +263,14 @@ mod tests {
         let third = kept.epoch();
         kept.clear();
         assert_ne!(kept.epoch(), third);
+        // Deliveries taken back: a new epoch, the texts still kept.
+        kept.select("fields(c)");
+        kept.keep(4, b"[1]", 100);
+        kept.deliver(4, kept.kept_at(4).unwrap());
+        let fourth = kept.epoch();
+        kept.undeliver();
+        assert!(!kept.delivered(4));
+        assert_ne!(kept.epoch(), fourth);
+        assert_eq!(kept.get(4), Some(&b"[1]"[..]));
     }
 }

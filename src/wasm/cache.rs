@@ -71,9 +71,12 @@ impl OfflineCache {
     /// for another response, or if that failed (the text is read instead).
     pub(crate) fn assemble(&self, response: &Response) -> Option<JsValue> {
         let (variant, page) = &**response.page.as_ref()?;
-        let value = make(&self.held, variant, page).ok()?;
-        self.state.borrow_mut().delivered(variant, page);
-        Some(value)
+        make(
+            &self.held,
+            variant,
+            self.state.borrow_mut().store_mut(variant)?,
+            page,
+        )
     }
 
     /// Reports a cache failure to `onCacheError`, or the console.

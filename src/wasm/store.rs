@@ -116,9 +116,12 @@ impl JsDocumentStore {
         let query = self.last_query.read(&convert::query(&query))?;
         let content_type = content_type(&props(&options))?;
         let page = self.inner.query_page(query, content_type.as_deref())?;
-        let answer = make(&self.held, "", &page)?;
-        self.inner.delivered(&page);
-        Ok(answer)
+        match make(&self.held, "", &mut self.inner, &page) {
+            Some(answer) => Ok(answer),
+            None => Ok(from_json_text(
+                &self.inner.query_json(query, content_type.as_deref())?,
+            )?),
+        }
     }
 
     /// The number of documents stored.
@@ -139,13 +142,27 @@ impl JsDocumentStore {
     /// Removes every document.
     pub fn clear(&mut self) {
         self.inner.clear();
+        self.held.clear();
     }
 }
 
-/// The answer of `page` as objects (`assemble` of `src/js/store.js`): the
-/// deliveries are to be recorded once it is made.
-pub(crate) fn make(held: &Map, key: &str, page: &Page) -> Result<JsValue, JsValue> {
-    assemble(held, key, page.epoch, &page.text, &page.words)
+/// The answer of `page` as objects (`assemble` of `src/js/store.js`, from
+/// what `held` holds under `key`), its deliveries recorded in `store`; or
+/// `None`, the deliveries taken back, when it could not be made.
+pub(crate) fn make(
+    held: &Map,
+    key: &str,
+    store: &mut DocumentStore,
+    page: &Page,
+) -> Option<JsValue> {
+    let made = assemble(held, key, page.epoch, &page.text, &page.words).ok();
+    if made.is_some() {
+        store.delivered(page);
+    } else {
+        store.undeliver();
+        held.delete(&key.into());
+    }
+    made
 }
 
 /// [`utf8_bytes`] as text (`""` when not UTF-8: a stored entry so read is

@@ -18,9 +18,9 @@ function mulberry(seed) {
 // careless: the prototype's setter, integer-like keys (ordered first by the
 // engine), quotes and line separators in names, astral characters (the
 // last ones reach answers through `*`).
-const KEYS = ["a", "b", "__proto__", "constructor", "1", "0", 'q"uote', "line\u2028sep", "𝒳", "a-b", "n"];
+const KEYS = ["a", "b", "__proto__", "constructor", "valueOf", "1", "0", 'q"uote', "line\u2028sep", "𝒳", "a-b", "n"];
 const SELECTIONS = [
-  "fields(a,__proto__,1,constructor),meta(id)",
+  "fields(a,__proto__,1,constructor,valueOf),meta(id)",
   "fields(n,b,a-b),meta(id,revision)",
   "fields(0,a/*,__proto__/*)",
   "fields(*)",
