@@ -584,19 +584,77 @@ fn index_builds_agree_with_the_reference_on_shared_prefixes() {
 /// The selected texts a store keeps for the selection last queried are
 /// never served stale: any run of writes, replacements, deletions and
 /// clears between queries of one or two selections answers as the model.
+/// A write of the property tests, to the store and the model alike.
+#[derive(Debug, Clone)]
+enum Write {
+    Put { id: u8, revision: i64, n: i64 },
+    Delete(u8),
+    Clear,
+}
+
+impl Write {
+    fn strategy() -> impl proptest::strategy::Strategy<Value = Write> {
+        use proptest::prelude::*;
+        prop_oneof![
+            6 => (0u8..12, 0i64..4, -20i64..20).prop_map(|(id, revision, n)| Write::Put { id, revision, n }),
+            2 => (0u8..12).prop_map(Write::Delete),
+            1 => Just(Write::Clear),
+        ]
+    }
+
+    fn apply(&self, store: &mut DocumentStore, model: &mut Model) {
+        match *self {
+            Write::Put { id, revision, n } => {
+                let value = doc(
+                    &id.to_string(),
+                    revision,
+                    n,
+                    if n % 2 == 0 { "a" } else { "b" },
+                );
+                store.put_json(value.to_string()).unwrap();
+                model.put(&value);
+            }
+            Write::Delete(id) => {
+                store.delete(&id.to_string());
+                model.delete(&id.to_string());
+            }
+            Write::Clear => {
+                store.clear();
+                model.docs.clear();
+            }
+        }
+    }
+}
+
+/// The selections of the property tests.
+const SELECTIONS: [&str; 3] = ["t,meta(id)", "n,t", "*"];
+
+/// A runner of `cases` cases, none of them persisted.
+fn runner(cases: u32) -> proptest::test_runner::TestRunner {
+    proptest::test_runner::TestRunner::new(proptest::test_runner::Config {
+        cases,
+        failure_persistence: None,
+        ..proptest::test_runner::Config::default()
+    })
+}
+
+/// The property tests' query: `selection`, sorted by `fields.n` or not, from `offset`.
+fn selected(selection: &str, sort: bool, offset: u64) -> Query {
+    let mut query = Query::new();
+    if sort {
+        query.sort("fields.n", Direction::Desc).unwrap();
+    }
+    query.offset(offset).unwrap().fields(selection).unwrap();
+    query
+}
+
 #[test]
 fn kept_selections_follow_every_write() {
     use proptest::prelude::*;
 
     #[derive(Debug, Clone)]
     enum Op {
-        Put {
-            id: u8,
-            revision: i64,
-            n: i64,
-        },
-        Delete(u8),
-        Clear,
+        Write(Write),
         Query {
             selection: u8,
             sort: bool,
@@ -604,54 +662,21 @@ fn kept_selections_follow_every_write() {
         },
     }
     let op = prop_oneof![
-        6 => (0u8..12, 0i64..4, -20i64..20).prop_map(|(id, revision, n)| Op::Put { id, revision, n }),
-        2 => (0u8..12).prop_map(Op::Delete),
-        1 => Just(Op::Clear),
+        9 => Write::strategy().prop_map(Op::Write),
         6 => (0u8..3, any::<bool>(), 0u64..4).prop_map(|(selection, sort, offset)| Op::Query { selection, sort, offset }),
     ];
-    let selections = ["t,meta(id)", "n,t", "*"];
-    let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig {
-        cases: 200,
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    });
-    runner
+    runner(200)
         .run(&prop::collection::vec(op, 1..60), |ops| {
             let (mut store, mut model) = (DocumentStore::new(), Model::default());
             for op in ops {
                 match op {
-                    Op::Put { id, revision, n } => {
-                        let value = doc(
-                            &id.to_string(),
-                            revision,
-                            n,
-                            if n % 2 == 0 { "a" } else { "b" },
-                        );
-                        store.put_json(value.to_string()).unwrap();
-                        model.put(&value);
-                    }
-                    Op::Delete(id) => {
-                        store.delete(&id.to_string());
-                        model.delete(&id.to_string());
-                    }
-                    Op::Clear => {
-                        store.clear();
-                        model.docs.clear();
-                    }
+                    Op::Write(write) => write.apply(&mut store, &mut model),
                     Op::Query {
                         selection,
                         sort,
                         offset,
                     } => {
-                        let mut query = Query::new();
-                        if sort {
-                            query.sort("fields.n", Direction::Desc).unwrap();
-                        }
-                        query
-                            .offset(offset)
-                            .unwrap()
-                            .fields(selections[selection as usize])
-                            .unwrap();
+                        let query = selected(SELECTIONS[selection as usize], sort, offset);
                         prop_assert_eq!(
                             store.query(&query, None).unwrap(),
                             model.query(&query, None),
@@ -753,13 +778,7 @@ fn pages_for_a_holder_answer_as_the_model_does() {
 
     #[derive(Debug, Clone)]
     enum Op {
-        Put {
-            id: u8,
-            revision: i64,
-            n: i64,
-        },
-        Delete(u8),
-        Clear,
+        Write(Write),
         Query {
             selection: u8,
             sort: bool,
@@ -767,17 +786,15 @@ fn pages_for_a_holder_answer_as_the_model_does() {
             typed: bool,
             delivered: bool,
             /// A write after the answer was made, before it is recorded
-            /// as delivered.
-            late: Option<(u8, i64, i64)>,
+            /// as delivered (and another answer keeps its new text).
+            late: Option<Write>,
         },
     }
     let op = prop_oneof![
-        6 => (0u8..12, 0i64..4, -20i64..20).prop_map(|(id, revision, n)| Op::Put { id, revision, n }),
-        2 => (0u8..12).prop_map(Op::Delete),
-        1 => Just(Op::Clear),
+        9 => Write::strategy().prop_map(Op::Write),
         8 => (
             (0u8..3, any::<bool>(), 0u64..4, any::<bool>(), prop::bool::weighted(0.9)),
-            prop::option::weighted(0.2, (0u8..12, 0i64..4, -20i64..20)),
+            prop::option::weighted(0.2, Write::strategy()),
         )
             .prop_map(|((selection, sort, offset, typed, delivered), late)| Op::Query {
                 selection,
@@ -788,88 +805,48 @@ fn pages_for_a_holder_answer_as_the_model_does() {
                 late,
             }),
     ];
-    let selections = ["t,meta(id)", "n,t", "*"];
-    let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig {
-        cases: 256,
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    });
-    runner
+    runner(256)
         .run(&prop::collection::vec(op, 1..60), |ops| {
             let (mut store, mut model, mut holder) =
                 (DocumentStore::new(), Model::default(), Holder::default());
             for op in ops {
-                match op {
-                    Op::Put { id, revision, n } => {
-                        let value = doc(
-                            &id.to_string(),
-                            revision,
-                            n,
-                            if n % 2 == 0 { "a" } else { "b" },
-                        );
-                        store.put_json(value.to_string()).unwrap();
-                        model.put(&value);
+                let Op::Query {
+                    selection,
+                    sort,
+                    offset,
+                    typed,
+                    delivered,
+                    late,
+                } = op
+                else {
+                    if let Op::Write(write) = op {
+                        write.apply(&mut store, &mut model);
                     }
-                    Op::Delete(id) => {
-                        store.delete(&id.to_string());
-                        model.delete(&id.to_string());
-                    }
-                    Op::Clear => {
-                        store.clear();
-                        model.docs.clear();
-                    }
-                    Op::Query {
-                        selection,
-                        sort,
-                        offset,
-                        typed,
-                        delivered,
-                        late,
-                    } => {
-                        let mut query = Query::new();
-                        if sort {
-                            query.sort("fields.n", Direction::Desc).unwrap();
-                        }
-                        query
-                            .offset(offset)
-                            .unwrap()
-                            .fields(selections[selection as usize])
-                            .unwrap();
-                        let content_type = typed.then_some("a");
-                        let page = store.query_page(&query, content_type).unwrap();
-                        prop_assert_eq!(
-                            holder.answer(&page),
-                            model.query(&query, content_type),
-                            "{}",
-                            query
-                        );
-                        if let Some((id, revision, n)) = late {
-                            let value = doc(
-                                &id.to_string(),
-                                revision,
-                                n,
-                                if n % 2 == 0 { "a" } else { "b" },
-                            );
-                            store.put_json(value.to_string()).unwrap();
-                            model.put(&value);
-                            // Another answer keeps the changed document's text.
-                            store.query_json(&query, content_type).unwrap();
-                        }
-                        // A caller that could not make the answer records nothing.
-                        if !delivered {
-                            continue;
-                        }
-                        store.delivered(&page);
-                        // Asked twice more, from what is held then.
-                        for _ in 0..2 {
-                            let page = store.query_page(&query, content_type).unwrap();
-                            prop_assert_eq!(
-                                holder.answer(&page),
-                                model.query(&query, content_type)
-                            );
-                            store.delivered(&page);
-                        }
-                    }
+                    continue;
+                };
+                let query = selected(SELECTIONS[selection as usize], sort, offset);
+                let content_type = typed.then_some("a");
+                let page = store.query_page(&query, content_type).unwrap();
+                prop_assert_eq!(
+                    holder.answer(&page),
+                    model.query(&query, content_type),
+                    "{}",
+                    query
+                );
+                if let Some(write) = late {
+                    write.apply(&mut store, &mut model);
+                    store.query_json(&query, content_type).unwrap();
+                }
+                // A caller that could not make the answer records nothing.
+                if !delivered {
+                    continue;
+                }
+                store.delivered(&page);
+                // Asked twice more, from what is held then.
+                for _ in 0..2 {
+                    let page = store.query_page(&query, content_type).unwrap();
+                    prop_assert_eq!(holder.answer(&page), model.query(&query, content_type));
+                    store.delivered(&page);
                 }
             }
             Ok(())

@@ -112,23 +112,6 @@ export function runSeeds(from, to) {
   return compared;
 }
 
-/** A storage in memory, as the cache option takes it. */
-class MemoryStorage {
-  constructor() {
-    this.entries = new Map();
-  }
-  async load() {
-    return [...this.entries];
-  }
-  async write(puts, deletes) {
-    for (const key of deletes) this.entries.delete(key);
-    for (const [key, value] of puts) this.entries.set(key, value);
-  }
-  async clear() {
-    this.entries.clear();
-  }
-}
-
 /**
  * The same through a client's cache: a complete list answers re-sorted,
  * selected pages from its store, copying the documents it delivered before.
@@ -151,7 +134,7 @@ export async function runClient(seed, rounds) {
     const data = all.slice(offset, offset + limit);
     return new Response(`{"data":[${data.join(",")}],"meta":{"count":${data.length},"limit":${limit},"offset":${offset},"total":${all.length}}}`, { headers: { "content-type": "application/json" } });
   };
-  const client = new sdk.Client({ baseUrl: "http://127.0.0.1:9", repository: "demo", apiKey: "held-test-key", retries: 0, fetch, cache: { storage: new MemoryStorage(), policy: "cache-first", maxAgeMs: 1e12 } });
+  const client = new sdk.Client({ baseUrl: "http://127.0.0.1:9", repository: "demo", apiKey: "held-test-key", retries: 0, fetch, cache: { storage: "memory", policy: "cache-first", maxAgeMs: 1e12 } });
   await client.prefetch("documents", { pageSize: 10 });
   const expected = (query) => sdk.applyQuery([...texts.values()].map((text) => JSON.parse(text)), query);
   const randomQuery = () => {
@@ -226,7 +209,7 @@ export async function runFallback(seed) {
     const limit = Number(parsed.searchParams.get("limit") ?? 25);
     return new Response(`{"data":[${all.slice(0, limit).join(",")}],"meta":{"count":${Math.min(limit, all.length)},"limit":${limit},"offset":0,"total":${all.length}}}`);
   };
-  const client = new sdk.Client({ baseUrl: "http://127.0.0.1:9", repository: "demo", apiKey: "held-test-key", retries: 0, fetch, cache: { storage: new MemoryStorage(), policy: "network-first" } });
+  const client = new sdk.Client({ baseUrl: "http://127.0.0.1:9", repository: "demo", apiKey: "held-test-key", retries: 0, fetch, cache: { storage: "memory", policy: "network-first" } });
   await client.prefetch("documents", { pageSize: 100 });
   const query = new sdk.Query().fields(SELECTIONS[seed % 2]).sort("fields.n", "ASC").limit(30);
   const expected = () => sdk.applyQuery([...texts.values()].map((text) => JSON.parse(text)), query);
