@@ -53,7 +53,7 @@ use crate::query::selection::{Node, Parts};
 use crate::query::url::Endpoint;
 use crate::query::Query;
 use crate::sort::sorted;
-use crate::store::{Batch, DocumentStore, Page};
+use crate::store::{Batch, DocumentStore, Member, Page};
 use crate::Selection;
 
 /// The version of the stored entries; others are skipped when loading.
@@ -1365,11 +1365,9 @@ impl Cache {
         // Every member of a complete list is stored: when the store holds as
         // many documents, it holds exactly the list, and no document needs a
         // membership test.
-        let (body, page) = if members.len() == store.len() {
-            store.query_members(query, None, members.len())?
-        } else {
-            store.query_members(query, Some(&|id| members.contains(id)), members.len())?
-        };
+        let member = |id: &[u8]| members.contains(id);
+        let filter = (members.len() != store.len()).then_some(&member as &Member<'_>);
+        let (body, page) = store.query_members(query, filter, members.len())?;
         self.touch(&key);
         Ok(Answer {
             body,

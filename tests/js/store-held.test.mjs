@@ -112,13 +112,24 @@ test("where the runtime forbids code from strings, answers are the same", () => 
   // Node's --disallow-code-generation-from-strings makes `new Function`
   // throw, as a Content-Security-Policy without 'unsafe-eval' does.
   const child = spawnSync(process.execPath, ["--disallow-code-generation-from-strings", "--input-type=module", "-e", `
-    const { runClient, runSeeds } = await import(${JSON.stringify(new URL("./store-held-cases.mjs", import.meta.url).href)});
+    const { parsedBy, runClient, runSeeds } = await import(${JSON.stringify(new URL("./store-held-cases.mjs", import.meta.url).href)});
+    const sdk = await import(${JSON.stringify(new URL("../../pkg/node/index.js", import.meta.url).href)});
     let threw = false;
     try { new Function("return 1"); } catch { threw = true; }
     if (!threw) throw new Error("new Function was allowed");
     // A property of Object.prototype that assignment cannot write (as with
     // frozen intrinsics): copies define their keys, as JSON.parse does.
     Object.defineProperty(Object.prototype, "valueOf", { writable: false });
+    // Copied, not read again from the text (which a failed copy falls back to).
+    const store = new sdk.DocumentStore();
+    store.putJson(JSON.stringify([1, 2, 3].map((id) => ({ fields: { valueOf: [{ valueOf: id }], n: id, body: "x".repeat(300) }, meta: { id: String(id) } }))));
+    const query = new sdk.Query().fields("valueOf,meta(id)");
+    store.query(query);
+    store.query(query);
+    let answer;
+    const parsed = await parsedBy(() => (answer = store.query(query)));
+    if (!parsed.every((text) => text.startsWith('{"data":[]'))) throw new Error("held documents were parsed: " + parsed);
+    if (JSON.stringify(answer.data.map((doc) => doc.fields.valueOf)) !== JSON.stringify([3, 2, 1].map((id) => [{ valueOf: id }]))) throw new Error(JSON.stringify(answer.data));
     let compared = runSeeds(1, 12);
     for (let seed = 1; seed <= 2; seed++) compared += await runClient(seed, 4);
     console.log(compared);
