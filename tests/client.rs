@@ -26,7 +26,7 @@ use content_repo::cache::policy::{Cached, Policy, Settings};
 use content_repo::cache::refresh::{complete_lists, Refresh};
 use content_repo::cache::{Answer, Cache};
 use content_repo::client::options::{
-    self, CacheOptions, ClientOptions, ListArgs, ListCall, Storage, Target,
+    self, CacheOptions, ClientOptions, LastRequest, ListArgs, ListCall, Storage, Target,
 };
 use content_repo::client::pager::{Done, Pager, Paging, Step, Via};
 use content_repo::client::request::{Action, Course, Request, Response, Source};
@@ -931,6 +931,55 @@ fn endpoints_queries_and_signals_are_read() {
             .to_string(),
         "request options must be an object { signal? }, got 3"
     );
+}
+
+proptest! {
+    #![proptest_config(harness::config(256))]
+
+    /// A client's last request is reused only when it is the same: over
+    /// any sequence of typed calls (valid and invalid ids, queries and
+    /// options, repeated or not), each read gives what a fresh read gives,
+    /// error or request.
+    #[test]
+    fn a_client_reads_each_request_as_a_fresh_read_would(
+        calls in prop::collection::vec((0usize..7, 0usize..4, 0usize..7, 0usize..3), 1..24),
+    ) {
+        const TARGETS: [Target; 7] = [
+            Target::Documents,
+            Target::Collection,
+            Target::Document,
+            Target::Alias,
+            Target::Asset,
+            Target::Repository,
+            Target::Any,
+        ];
+        let ids = [text("posts"), text("collections/posts"), text(".."), Arg::Null];
+        let queries = [
+            Arg::Undefined,
+            text(""),
+            text("limit=5"),
+            text("limit=5&locale=de"),
+            text("sorting[fields.title]=desc&fields=title"),
+            text("limit=0"),
+            Arg::Number(1.0),
+        ];
+        let signals = [Arg::Undefined, Arg::Signal, Arg::Object];
+        let mut last = LastRequest::default();
+        for (target, id, query, signal) in calls {
+            let id_value = ids[id].clone();
+            let id = move |path: &[&str]| match path {
+                [] => id_value.clone(),
+                _ => Arg::Undefined,
+            };
+            let entries = [("signal", signals[signal].clone())];
+            let options = options_of(&entries);
+            let (target, query) = (TARGETS[target], &queries[query]);
+            prop_assert_eq!(
+                last.read(target, &id, query, &options, &config()),
+                options::request(target, &id, query, &options, &config())
+            );
+        }
+    }
 }
 
 #[test]

@@ -92,15 +92,12 @@ impl Kind {
 /// The variant of a query: the parameters that change a document's
 /// content, in their canonical wire form (empty for the default variant).
 pub fn variant_key(query: &Query) -> String {
-    query
-        .pairs()
+    let mut pairs = Vec::new();
+    query.variant_pairs(&mut pairs);
+    let pairs = pairs
         .into_iter()
-        .filter(|(name, _)| {
-            name == "locale" || name == "embedAssets" || name.starts_with("includes")
-        })
-        .map(|(name, value)| format!("{name}={value}"))
-        .collect::<Vec<_>>()
-        .join("&")
+        .map(|(name, value)| format!("{name}={value}"));
+    pairs.collect::<Vec<_>>().join("&")
 }
 
 /// The cache key of an endpoint: its path after the repository.

@@ -356,25 +356,60 @@ pub fn request(
     options: Props<'_>,
     config: &ClientConfig,
 ) -> Result<Request> {
-    let named = |what: &str, make: fn(String) -> Endpoint| string(&id(&[]), what).map(make);
-    let (endpoint, expect) = match target {
-        Target::Documents => (Ok(Endpoint::Documents), Expect::List),
-        Target::Collection => (
-            named("the collection api id", Endpoint::Collection),
-            Expect::List,
-        ),
-        Target::Document => (
-            named("the document id", Endpoint::Document),
-            Expect::Document,
-        ),
-        Target::Alias => (named("the alias api id", Endpoint::Alias), Expect::Document),
-        Target::Asset => (named("the asset id", Endpoint::Asset), Expect::Document),
-        Target::Repository => (Ok(Endpoint::Repository), Expect::Any),
-        Target::Any => (endpoint(id), Expect::Any),
-    };
-    let (endpoint, query) = (endpoint?, self::query(query)?.unwrap_or_default());
-    signal(options)?;
-    Request::new(config, endpoint, query, expect)
+    LastRequest::default().read(target, id, query, options, config)
+}
+
+/// The last request a client read and its query string: the same method
+/// with the same endpoint and query again (a view asking its page again)
+/// skips parsing the query and writing the URL.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LastRequest(Option<(String, Request)>);
+
+impl LastRequest {
+    /// [`request`], reusing the last request read when only the options
+    /// differ (they are checked every time, in the same order).
+    pub fn read(
+        &mut self,
+        target: Target,
+        id: Props<'_>,
+        query: &Arg,
+        options: Props<'_>,
+        config: &ClientConfig,
+    ) -> Result<Request> {
+        let named = |what: &str, make: fn(String) -> Endpoint| string(&id(&[]), what).map(make);
+        let (endpoint, expect) = match target {
+            Target::Documents => (Ok(Endpoint::Documents), Expect::List),
+            Target::Collection => (
+                named("the collection api id", Endpoint::Collection),
+                Expect::List,
+            ),
+            Target::Document => (
+                named("the document id", Endpoint::Document),
+                Expect::Document,
+            ),
+            Target::Alias => (named("the alias api id", Endpoint::Alias), Expect::Document),
+            Target::Asset => (named("the asset id", Endpoint::Asset), Expect::Document),
+            Target::Repository => (Ok(Endpoint::Repository), Expect::Any),
+            Target::Any => (endpoint(id), Expect::Any),
+        };
+        let (endpoint, text) = (endpoint?, query_text(query)?.unwrap_or_default());
+        let same = |(last, request): &(String, Request)| {
+            *last == text && request.endpoint == endpoint && request.expect == expect
+        };
+        match self.0.as_ref().filter(|last| same(last)) {
+            Some((_, request)) => {
+                signal(options)?;
+                Ok(request.clone())
+            }
+            None => {
+                let query = Query::parse(&text)?;
+                signal(options)?;
+                let request = Request::new(config, endpoint, query, expect)?;
+                self.0 = Some((text, request.clone()));
+                Ok(request)
+            }
+        }
+    }
 }
 
 /// Which list method of `Client` pages.

@@ -458,21 +458,10 @@ impl Query {
         &self.filters
     }
 
-    /// The decoded `(name, value)` pairs, in the order they are sent.
-    pub fn pairs(&self) -> Vec<(String, String)> {
-        let mut pairs = Vec::new();
-        for sort in &self.sorting {
-            pairs.push((format!("sorting[{}]", sort.key), sort.direction.to_string()));
-        }
-        if let Some(selection) = &self.selection {
-            pairs.push(("fields".into(), selection.to_string()));
-        }
-        if let Some(limit) = self.limit {
-            pairs.push(("limit".into(), limit.to_string()));
-        }
-        if let Some(offset) = self.offset {
-            pairs.push(("offset".into(), offset.to_string()));
-        }
+    /// Appends the pairs of the variant's parameters (`locale`,
+    /// `includes`, `embedAssets`: what changes a document), in
+    /// [`pairs`](Self::pairs)'s order.
+    pub fn variant_pairs(&self, pairs: &mut Vec<(String, String)>) {
         if let Some(locale) = &self.locale {
             pairs.push(("locale".into(), locale.clone()));
         }
@@ -488,6 +477,24 @@ impl Query {
         if self.embed_assets {
             pairs.push(("embedAssets".into(), "true".into()));
         }
+    }
+
+    /// The decoded `(name, value)` pairs, in the order they are sent.
+    pub fn pairs(&self) -> Vec<(String, String)> {
+        let mut pairs = Vec::new();
+        for sort in &self.sorting {
+            pairs.push((format!("sorting[{}]", sort.key), sort.direction.to_string()));
+        }
+        if let Some(selection) = &self.selection {
+            pairs.push(("fields".into(), selection.to_string()));
+        }
+        if let Some(limit) = self.limit {
+            pairs.push(("limit".into(), limit.to_string()));
+        }
+        if let Some(offset) = self.offset {
+            pairs.push(("offset".into(), offset.to_string()));
+        }
+        self.variant_pairs(&mut pairs);
         for (name, tags) in [
             ("includeTags", &self.include_tags),
             ("excludeTags", &self.exclude_tags),

@@ -230,6 +230,8 @@ pub struct DocumentStore {
     fixed_buffers: bool,
     /// The selected texts of the latest selection queried.
     projected: Projected,
+    /// The latest selection queried, its canonical form and its plan.
+    plan: Option<(Selection, String, Plan)>,
 }
 
 /// A page of [`DocumentStore::query_page`] for a caller that holds the
@@ -1108,14 +1110,20 @@ impl DocumentStore {
                 .collect(),
         };
         let selection = query.selection().unwrap_or(&Selection::All);
-        let plan = Plan::compile(selection)?;
+        if !matches!(&self.plan, Some((last, ..)) if last == selection) {
+            let text = selection.to_string();
+            self.plan = Some((selection.clone(), text, Plan::compile(selection)?));
+        }
+        let Some((_, name, plan)) = &self.plan else {
+            return Err(Error::invalid_argument("the selection's plan is missing"));
+        };
         // The selected texts are kept for the next query of this selection
         // (within half the live text); `*` copies the documents anyway.
         let projected = &mut self.projected;
         let room = self.live_bytes / 2;
         let kept = matches!(selection, Selection::Parts(_));
         if kept {
-            projected.select(&selection.to_string());
+            projected.select(name);
         }
         // For a caller holding documents, a word per document: those it
         // holds are named, and only the others are in its text.
@@ -1153,7 +1161,7 @@ impl DocumentStore {
             if let Some(text) = projected.get(slot).filter(|_| kept) {
                 out.extend_from_slice(text);
             } else {
-                write_valid_ascii(stored.text.as_bytes(), &plan, out, &mut scratch)?;
+                write_valid_ascii(stored.text.as_bytes(), plan, out, &mut scratch)?;
                 if kept {
                     projected.keep(slot, out.get(mark..).unwrap_or_default(), room);
                 }

@@ -5,15 +5,15 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use js_sys::{Function, Object, Promise, Reflect};
+use js_sys::{Function, Promise};
 use wasm_bindgen::prelude::*;
 use web_sys::AbortSignal;
 
 use super::cache::{has_indexed_db, make_storage, JsClientCache, OfflineCache};
 use super::convert::{self, property, props, take};
-use super::task::{Shared, Task};
+use super::task::{iteration, Shared, Task};
 use crate::args::Arg;
-use crate::client::options::{self, ClientOptions, ListCall, Target};
+use crate::client::options::{self, ClientOptions, LastRequest, ListCall, Target};
 use crate::client::pager::Pager;
 use crate::client::task::Machine;
 use crate::error::Result;
@@ -62,6 +62,7 @@ pub struct JsClient {
     shared: Rc<Shared>,
     /// The client's I/O in `src/js/client.js`.
     io: JsValue,
+    last: RefCell<LastRequest>,
 }
 
 impl Drop for JsClient {
@@ -91,7 +92,7 @@ impl JsClient {
     /// a plain JavaScript value marked with its `source`.
     fn request(&self, target: Target, id: &JsValue, query: &JsValue, options: &JsValue) -> Promise {
         let (id, query, read) = (props(id), convert::query(query), props(options));
-        let read = options::request(target, &id, &query, &read, self.config());
+        let read = (self.last.borrow_mut()).read(target, &id, &query, &read, self.config());
         let (signal, _) = signals(options);
         let task = read.map(|request| {
             let mut task = self.task();
@@ -163,7 +164,8 @@ impl JsClient {
             &authorization,
             reconnect,
         );
-        Ok(JsClient { shared, io })
+        let last = RefCell::default();
+        Ok(JsClient { shared, io, last })
     }
 
     /// The full URL of `endpoint` with `query`'s parameters. The API key is
@@ -350,11 +352,8 @@ impl JsClient {
     /// A description without the API key.
     #[wasm_bindgen(js_name = toString)]
     pub fn to_string_js(&self) -> String {
-        format!(
-            "Client({}/v1/{})",
-            self.config().base_url(),
-            self.config().repository()
-        )
+        let config = self.config();
+        format!("Client({}/v1/{})", config.base_url(), config.repository())
     }
 }
 
@@ -383,8 +382,6 @@ impl JsPages {
     #[wasm_bindgen(js_name = return, unchecked_return_type = "Promise<IteratorResult<ListResponse, undefined>>")]
     pub fn finish(&self) -> Promise {
         self.pager.borrow_mut().finish();
-        let result = Object::new();
-        let _ = Reflect::set(&result, &"done".into(), &JsValue::TRUE);
-        Promise::resolve(&JsValue::from(result))
+        Promise::resolve(&iteration(None))
     }
 }

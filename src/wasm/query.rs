@@ -16,6 +16,8 @@ use crate::query::Query;
 #[derive(Clone, Default)]
 pub struct JsQuery {
     inner: Query,
+    /// The query string, once written (a query asked again is not).
+    text: std::cell::OnceCell<String>,
 }
 
 impl JsQuery {
@@ -26,7 +28,7 @@ impl JsQuery {
     ) -> Result<JsValue, JsValue> {
         let mut next = self.inner.clone();
         change(&mut next)?;
-        self.inner = next;
+        (self.inner, self.text) = (next, Default::default());
         Ok(JsValue::UNDEFINED)
     }
 }
@@ -156,7 +158,7 @@ impl JsQuery {
     /// The query string, without `?`, encoded as `URLSearchParams` does.
     #[wasm_bindgen(js_name = toString)]
     pub fn to_string_js(&self) -> String {
-        self.inner.to_string()
+        (self.text.get_or_init(|| self.inner.to_string())).clone()
     }
 
     /// Reads a query string (with or without `?`) back into a `Query`;
@@ -166,9 +168,9 @@ impl JsQuery {
         #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
     ) -> Result<JsQuery, JsValue> {
         let text = args::string(&arg(&text), "the query string")?;
-        Ok(JsQuery {
-            inner: Query::parse(&text)?,
-        })
+        let mut query = JsQuery::new();
+        query.inner = Query::parse(&text)?;
+        Ok(query)
     }
 
     /// A copy of this query.

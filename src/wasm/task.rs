@@ -23,7 +23,7 @@ use crate::http::call::{shared_key, Call};
 #[wasm_bindgen(module = "/src/js/storage.js")]
 extern "C" {
     /// `{ value, done }` of an iterator: done without a value.
-    fn iteration(value: Option<JsValue>) -> JsValue;
+    pub(crate) fn iteration(value: Option<JsValue>) -> JsValue;
     #[wasm_bindgen(js_name = markSource)]
     fn mark_source(text: &JsValue, source: &str, stale: bool, cached_at: Option<f64>) -> JsValue;
 }

@@ -180,6 +180,33 @@ test("the Query setters chain, classes keep their identity, Pages is async-itera
   assert.equal((await pages.return()).done, true);
 });
 
+test("a query changed after it was used is read as it is now, by every reader of queries", async () => {
+  const urls = [];
+  const fetch = async (url) => {
+    urls.push(url);
+    return new Response(JSON.stringify({ data: [], meta: { count: 0, limit: 1, offset: 0, total: 0 } }));
+  };
+  const client = new Client({ baseUrl: "http://127.0.0.1:9", repository: "r", apiKey: "k", retries: 0, fetch });
+  const store = new DocumentStore();
+  store.putJson(JSON.stringify([1, 2, 3].map((n) => ({ fields: { n }, meta: { id: `d${n}` } }))));
+  const query = new Query().sort("fields.n", "DESC").limit(1);
+  const read = async () => [query.toString(), client.url("documents", query), store.query(query).data[0].meta.id, ((await client.documents(query)), urls.at(-1))];
+  const first = await read();
+  assert.deepEqual(await read(), first, "the same query reads the same");
+  query.limit(2).sort("fields.n", "ASC");
+  const second = await read();
+  assert.equal(second[0], "sorting%5Bfields.n%5D=ASC&limit=2");
+  assert.equal(second[1], `http://127.0.0.1:9/v1/r/documents?${second[0]}`);
+  assert.equal(second[2], "d1");
+  assert.equal(second[3], second[1]);
+  // A setter that throws leaves the query, and what is read of it, as it was.
+  assert.throws(() => query.limit(0));
+  assert.deepEqual(await read(), second);
+  // A copy and a parsed query read as the original.
+  assert.equal(client.url("documents", query.clone()), second[1]);
+  assert.equal(client.url("documents", Query.parse(second[0])), second[1]);
+});
+
 test("every export is guarded, from what the glue exports (slim: not_initialized before init, then init)", async () => {
   const result = await child(`
     import { readFileSync } from "node:fs";
