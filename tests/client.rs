@@ -263,6 +263,9 @@ proptest! {
                 &json!({ "count": remaining, "limit": remaining, "offset": start, "total": start as usize + remaining })
             );
             prop_assert_eq!(list.source, Source::Network);
+            // Its facts: what the boundary gathers held pages into.
+            prop_assert_eq!(list.facts.count, remaining);
+            prop_assert_eq!(list.facts.total, Some(start + remaining as u64));
         } else {
             prop_assert_eq!(trace.urls.len() as u64, max_pages);
             let error = result.unwrap_err();

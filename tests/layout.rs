@@ -23,8 +23,10 @@ use std::path::{Path, PathBuf};
 /// made from the documents JavaScript holds: which documents, and when a
 /// delivery counts, are decided in `src/store`; the boundary hands pages to
 /// `src/js/store.js` and records what it made or takes its deliveries back
-/// when JavaScript could not make it, +70 lines.)
-const BOUNDARY_BUDGET: usize = 1670;
+/// when JavaScript could not make it, +70 lines; 1,670 until `all` gathered
+/// its pages as JavaScript holds them, objects or text, instead of parsing
+/// them again as one text: +20 lines.)
+const BOUNDARY_BUDGET: usize = 1690;
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in fs::read_dir(dir).unwrap() {

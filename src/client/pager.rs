@@ -332,14 +332,17 @@ impl Paging for Pager {
                 // Slices of text and ASCII, so UTF-8: no pass that replaces.
                 let mut body = String::from_utf8(data.clone())
                     .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned());
+                let total = self.start.saturating_add(*count as u64);
                 body.push_str(&format!(
-                    r#"],"meta":{{"count":{count},"limit":{count},"offset":{},"total":{}}}}}"#,
+                    r#"],"meta":{{"count":{count},"limit":{count},"offset":{},"total":{total}}}}}"#,
                     self.start,
-                    self.start.saturating_add(*count as u64)
                 ));
+                // Its facts: the documents, and `meta.total` (the offset is
+                // the total less the count).
+                let (count, total) = (*count, Some(total));
                 Step::Done(Done::List(Response {
                     body: Rc::new(body),
-                    facts: Facts::default(),
+                    facts: Facts { count, total },
                     ids: None,
                     source: *source,
                     stale: *stale,

@@ -229,6 +229,21 @@ export function iteration(value) {
 }
 
 /**
+ * `all`'s answer from its pages, each the objects the cache made of it or
+ * the text the service sent: `{ data, meta }` with the `count` documents
+ * from `offset`; undefined unless the pages hold `count` documents.
+ */
+export function gather(parts, count, offset) {
+  const data = [];
+  for (const part of parts) {
+    const page = typeof part === "string" ? JSON.parse(part).data : part.data;
+    if (!Array.isArray(page)) return undefined;
+    for (let i = 0; i < page.length; i++) data.push(page[i]);
+  }
+  return data.length === count ? { data, meta: { count, limit: count, offset, total: offset + count } } : undefined;
+}
+
+/**
  * Parses a result's JSON text (or takes the objects it was made into) and
  * defines its non-enumerable `source`, `stale` and `cachedAt`.
  */

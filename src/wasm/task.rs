@@ -24,6 +24,7 @@ use crate::http::call::{shared_key, Call};
 extern "C" {
     /// `{ value, done }` of an iterator: done without a value.
     pub(crate) fn iteration(value: Option<JsValue>) -> JsValue;
+    fn gather(parts: &Array, count: f64, offset: f64) -> JsValue;
     #[wasm_bindgen(js_name = markSource)]
     fn mark_source(text: &JsValue, source: &str, stale: bool, cached_at: Option<f64>) -> JsValue;
 }
@@ -78,17 +79,22 @@ pub struct Task {
     pub(crate) flow: Flow,
     pub(crate) pages: Option<Rc<RefCell<Pager>>>,
     held: Held,
+    /// `all`'s pages so far as JavaScript holds them ([`Held`]), unless
+    /// one was not held (`torn`).
+    parts: Option<Array>,
+    torn: bool,
 }
 
 impl Task {
     /// A task of the client that `shared` is of.
     pub(crate) fn new(shared: Rc<Shared>) -> Task {
-        let (flow, pages, held) = (Flow::default(), None, None);
         Task {
             shared,
-            flow,
-            pages,
-            held,
+            flow: Flow::default(),
+            pages: None,
+            held: None,
+            parts: None,
+            torn: false,
         }
     }
 
@@ -96,11 +102,11 @@ impl Task {
         Ok(self.flow.machine.as_mut().ok_or(JsValue::UNDEFINED)?.get())
     }
 
-    /// Makes a request's answer that the cache computed into objects at
-    /// once, from the documents held now (a paging machine reads the text);
-    /// only in the step that computed it.
+    /// Makes an answer that the cache computed (a request's, a page's)
+    /// into objects at once, from the documents held now; only in the
+    /// step that computed it.
     fn make(&mut self, cache: &OfflineCache) {
-        if let (None, Some(response)) = (&self.flow.machine, &self.flow.response) {
+        if let Some(response) = &self.flow.response {
             if let Some(value) = cache.assemble(response) {
                 self.held = Some((response.body.clone(), value));
             }
@@ -312,7 +318,14 @@ impl Task {
                 JsValue::from(via as u8)
             }
             Step::Write => JsValue::from(3),
-            Step::Done(Done::List(list)) => to_js(&list, &None),
+            Step::Done(Done::List(list)) => {
+                let (count, total) = (list.facts.count, list.facts.total.unwrap_or_default());
+                let offset = total.saturating_sub(count as u64) as f64;
+                let parts = self.parts.take().filter(|_| !self.torn);
+                let parts = parts.map(|parts| gather(&parts, count as f64, offset));
+                let held = parts.filter(|value| value.is_object());
+                to_js(&list, &held.map(|value| (list.body.clone(), value)))
+            }
             Step::Done(Done::Pages) => JsValue::UNDEFINED,
             Step::Done(done) => counts(&done.counts()),
         })
@@ -323,6 +336,14 @@ impl Task {
     pub fn receive(&mut self) -> Result<JsValue, JsValue> {
         let (shared, now) = (self.shared.clone(), self.flow.at);
         let mut page = self.flow.response.take().ok_or(JsValue::UNDEFINED)?;
+        let held = self
+            .held
+            .take()
+            .filter(|(body, _)| Rc::ptr_eq(body, &page.body));
+        match held.filter(|_| !self.torn) {
+            Some((_, value)) => _ = self.parts.get_or_insert_with(Array::new).push(&value),
+            None => self.torn = true,
+        }
         let machine = self.machine()?;
         let received = match &shared.cache {
             Some(cache) => machine.receive(Some(&mut cache.state.borrow_mut()), &mut page, now),

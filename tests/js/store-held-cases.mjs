@@ -151,18 +151,27 @@ export async function runClient(seed, rounds) {
     assert.deepStrictEqual(plain, choices.find((choice) => JSON.stringify(choice) === JSON.stringify(plain)), query.toString());
     compared++;
   };
+  // `all`: every page from the query's offset, gathered from the pages'
+  // answers (objects copied from held documents once they are held).
+  const expectedAll = (query) => {
+    const { data } = expected(query.clone().limit(1000));
+    const offset = query.offsetValue ?? 0;
+    return { data, meta: { count: data.length, limit: data.length, offset, total: offset + data.length } };
+  };
   for (let round = 0; round < rounds; round++) {
     const queries = [randomQuery(), randomQuery(), randomQuery()];
-    // Held first: each query answered three times in turn.
+    // Held first: each query answered three times in turn, and all of it.
     for (const query of queries) for (let i = 0; i < 3; i++) check(await client.documents(query), query, expected(query));
+    for (const query of queries) for (let i = 0; i < 2; i++) check(await client.all("documents", query, { maxPages: 100 }), query, expectedAll(query));
     const fetchesBefore = fetches;
-    const before = queries.map(expected);
+    const [before, beforeAll] = [queries.map(expected), queries.map(expectedAll)];
     for (const id of texts.keys()) if (next() < 0.3) texts.set(id, documentText(next, id, ++revision));
-    const after = queries.map(expected);
+    const [after, afterAll] = [queries.map(expected), queries.map(expectedAll)];
     const early = queries.map((query) => client.documents(query));
     // One page: the change is recorded at once (pages would be one by one).
     const prefetch = client.prefetch("documents", { pageSize: 100 });
     const late = queries.flatMap((query) => [client.documents(query), client.documents(query)]);
+    const alls = queries.map((query) => client.all("documents", query, { maxPages: 100 }));
     const answers = await Promise.all([...early, ...late]);
     await prefetch;
     assert.equal(fetches - fetchesBefore, 1, "the prefetch alone fetched");
@@ -171,6 +180,17 @@ export async function runClient(seed, rounds) {
       check(answer, queries[q], before[q], after[q]);
       scribble(answer);
     });
+    // An `all` spanning the change: each page is of one state or the
+    // other (so each document is of one), as many documents as either.
+    for (const [q, answer] of (await Promise.all(alls)).entries()) {
+      assert.equal(answer.source, "cache");
+      assert.deepStrictEqual(answer.meta, afterAll[q].meta);
+      const known = new Set([...beforeAll[q].data, ...afterAll[q].data].map((doc) => JSON.stringify(doc)));
+      for (const doc of answer.data) assert.ok(known.has(JSON.stringify(doc)), `a document of neither state: ${queries[q]}`);
+      scribble(answer);
+      compared++;
+    }
+    for (const query of queries) check(await client.all("documents", query, { maxPages: 100 }), query, expectedAll(query));
     for (const [q, query] of queries.entries()) for (let i = 0; i < 3; i++) check(await client.documents(query), query, after[q]);
   }
   client.free();

@@ -30,7 +30,7 @@ test("a cached answer that falls back late (network-first) leaves the changed do
   assert.equal(compared, 6 * 6);
 });
 
-test("a third answer of a selection parses none of the documents held, from a store and from a client's cache", async () => {
+test("a third answer of a selection parses none of the documents held, from a store and from a client's cache, its pages and all", async () => {
   const documents = Array.from({ length: 40 }, (_, i) => ({ fields: { n: i % 7, title: `t${i}`, body: "x".repeat(200) }, meta: { id: String(i) } }));
   const list = JSON.stringify({ data: documents, meta: { count: 40, limit: 100, offset: 0, total: 40 } });
   const query = new sdk.Query().sort("fields.n", "DESC").fields("title,meta(id)").limit(30);
@@ -48,6 +48,23 @@ test("a third answer of a selection parses none of the documents held, from a st
     const parsed = await parsedBy(async () => (answer = await ask()));
     assert.deepStrictEqual({ data: answer.data, meta: answer.meta }, expected);
     assert.ok(parsed.length > 0 && parsed.every((text) => text.startsWith('{"data":[]')), `parsed: ${parsed.map((text) => text.slice(0, 40))}`);
+  }
+  // `all` gathers its pages' answers: the third parses none either.
+  const all = sdk.applyQuery(documents, query.clone().limit(100)).data;
+  for (let i = 0; i < 3; i++) {
+    let answer;
+    const parsed = await parsedBy(async () => (answer = await client.all("documents", query)));
+    assert.deepStrictEqual({ data: answer.data, meta: answer.meta }, { data: all, meta: { count: 40, limit: 40, offset: 0, total: 40 } });
+    if (i === 2) assert.ok(parsed.length > 0 && parsed.every((text) => text.startsWith('{"data":[]')), `parsed: ${parsed.map((text) => text.slice(0, 40))}`);
+  }
+  for (let i = 0; i < 3; i++) {
+    const pages = [];
+    const parsed = await parsedBy(async () => {
+      for await (const page of client.pages("documents", query)) pages.push({ data: page.data, meta: page.meta, source: page.source });
+    });
+    assert.deepStrictEqual(pages.map((page) => page.source), ["cache", "cache"]);
+    assert.deepStrictEqual(pages.flatMap((page) => page.data), all);
+    if (i === 2) assert.ok(parsed.length > 0 && parsed.every((text) => text.startsWith('{"data":[]')), `parsed: ${parsed.map((text) => text.slice(0, 40))}`);
   }
   store.free();
   client.free();
@@ -136,4 +153,57 @@ test("where the runtime forbids code from strings, answers are the same", () => 
   `], { encoding: "utf8", timeout: 60_000 });
   assert.equal(child.status, 0, child.stderr);
   assert.ok(Number(child.stdout.trim()) > 200, child.stdout);
+});
+
+test("`all` gathers pages from the network, from the cache and from both, as one list", async () => {
+  const documents = Array.from({ length: 25 }, (_, i) => ({ fields: { n: i, title: `t${i}` }, meta: { id: String(i) } }));
+  let failFrom = Infinity;
+  const fetch = async (url) => {
+    // The service: sorted, selected pages.
+    const asked = sdk.Query.parse(new URL(url).search);
+    if ((asked.offsetValue ?? 0) >= failFrom) throw new TypeError("fetch failed");
+    if (new URL(url).pathname.endsWith("/documents/3")) return new Response(JSON.stringify(documents[3]));
+    return new Response(JSON.stringify(sdk.applyQuery(documents, asked)));
+  };
+  const options = (policy) => ({ baseUrl: "http://127.0.0.1:9", repository: "demo", apiKey: "held-test-key", retries: 0, fetch, cache: { storage: "memory", policy } });
+  const query = new sdk.Query().sort("fields.n", "ASC").fields("title,meta(id)").limit(10).offset(2);
+  const expected = { data: sdk.applyQuery(documents, query.clone().limit(100)).data, meta: { count: 23, limit: 23, offset: 2, total: 25 } };
+  const plain = (answer) => ({ data: answer.data, meta: answer.meta });
+  const client = new sdk.Client(options("network-first"));
+  await client.prefetch("documents", { pageSize: 100 });
+  // Every page from the network (texts), then the last two from the cache.
+  for (const [from, source] of [[Infinity, "network"], [12, "cache"], [0, "cache"]]) {
+    failFrom = from;
+    for (let i = 0; i < 3; i++) {
+      const answer = await client.all("documents", query);
+      assert.deepStrictEqual(plain(answer), expected, `failing from ${from}`);
+      assert.equal(answer.source, source);
+    }
+  }
+  client.free();
+  // Cache-first, the list recorded while `all` waits for its first page:
+  // the first page from the network, the others from the cache.
+  failFrom = Infinity;
+  let open;
+  const gate = new Promise((resolve) => (open = resolve));
+  const mixed = new sdk.Client({ ...options("cache-first"), fetch: async (url) => {
+    if (new URL(url).searchParams.get("limit") === "10" && !new URL(url).searchParams.has("offset")) await gate;
+    return fetch(url);
+  } });
+  const locale = new sdk.Query().locale("de").sort("fields.n", "DESC").fields("title,meta(id)").limit(10);
+  const de = { data: sdk.applyQuery(documents, locale.clone().limit(100)).data, meta: { count: 25, limit: 25, offset: 0, total: 25 } };
+  const pending = mixed.all("documents", locale);
+  await mixed.prefetch("documents", { query: locale, pageSize: 100 });
+  let answer;
+  // Gathered from the pages (the network's text, the cache's objects),
+  // never from one text of them all.
+  const parsed = await parsedBy(async () => {
+    open();
+    answer = await pending;
+  });
+  assert.deepStrictEqual(plain(answer), de);
+  assert.equal(answer.source, "cache");
+  assert.ok(parsed.some((text) => text.includes('"offset":0')) && !parsed.some((text) => text.includes('"count":25')), `parsed: ${parsed.map((text) => text.slice(-60))}`);
+  for (let i = 0; i < 3; i++) assert.deepStrictEqual(plain(await mixed.all("documents", locale)), de);
+  mixed.free();
 });
