@@ -978,7 +978,7 @@ proptest! {
             let options = options_of(&entries);
             let (target, query) = (TARGETS[target], &queries[query]);
             prop_assert_eq!(
-                last.read(target, &id, query, &options, &config()),
+                last.read(target, &id, query, &options, &config()).map(|read| (*read).clone()),
                 options::request(target, &id, query, &options, &config())
             );
         }
@@ -1188,7 +1188,7 @@ fn a_flow_keeps_a_calls_outcome_between_steps() {
     use content_repo::http::retry::RetryPolicy;
     let request = Request::new(&config(), Endpoint::Documents, Query::new(), Expect::List).unwrap();
     let started = |retry: bool| Flow {
-        request: Some(request.clone()),
+        request: Some(std::rc::Rc::new(request.clone())),
         call: Some(Call::new(RetryPolicy::default(), 10_000, retry, 0.0)),
         ..Flow::default()
     };
@@ -1267,7 +1267,7 @@ fn a_flow_keeps_a_calls_outcome_between_steps() {
         .ended(200.0, None, Some(body.into()), KEY, 0.0, 0.5)
         .unwrap();
     let mut sharer = Flow {
-        request: Some(request.clone()),
+        request: Some(std::rc::Rc::new(request.clone())),
         ..Flow::default()
     };
     sharer.adopt(&owner);

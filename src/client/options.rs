@@ -22,6 +22,8 @@
 //! # Ok::<(), content_repo::Error>(())
 //! ```
 
+use std::rc::Rc;
+
 use crate::args::{
     describe, optional_function, optional_integer, optional_ms, optional_object, optional_string,
     string, Arg, Props,
@@ -356,14 +358,15 @@ pub fn request(
     options: Props<'_>,
     config: &ClientConfig,
 ) -> Result<Request> {
-    LastRequest::default().read(target, id, query, options, config)
+    let request = LastRequest::default().read(target, id, query, options, config)?;
+    Ok(Rc::unwrap_or_clone(request))
 }
 
 /// The last request a client read and its query string: the same method
 /// with the same endpoint and query again (a view asking its page again)
 /// skips parsing the query and writing the URL.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct LastRequest(Option<(String, Request)>);
+pub struct LastRequest(Option<(String, Rc<Request>)>);
 
 impl LastRequest {
     /// [`request`], reusing the last request read when only the options
@@ -375,7 +378,7 @@ impl LastRequest {
         query: &Arg,
         options: Props<'_>,
         config: &ClientConfig,
-    ) -> Result<Request> {
+    ) -> Result<Rc<Request>> {
         let named = |what: &str, make: fn(String) -> Endpoint| string(&id(&[]), what).map(make);
         let (endpoint, expect) = match target {
             Target::Documents => (Ok(Endpoint::Documents), Expect::List),
@@ -393,7 +396,7 @@ impl LastRequest {
             Target::Any => (endpoint(id), Expect::Any),
         };
         let (endpoint, text) = (endpoint?, query_text(query)?.unwrap_or_default());
-        let same = |(last, request): &(String, Request)| {
+        let same = |(last, request): &(String, Rc<Request>)| {
             *last == text && request.endpoint == endpoint && request.expect == expect
         };
         match self.0.as_ref().filter(|last| same(last)) {
@@ -404,7 +407,7 @@ impl LastRequest {
             None => {
                 let query = Query::parse(&text)?;
                 signal(options)?;
-                let request = Request::new(config, endpoint, query, expect)?;
+                let request = Rc::new(Request::new(config, endpoint, query, expect)?);
                 self.0 = Some((text, request.clone()));
                 Ok(request)
             }

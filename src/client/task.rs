@@ -17,6 +17,8 @@
 //! assert_eq!(flow.body.as_deref(), Some("{}"));
 //! ```
 
+use std::rc::Rc;
+
 use super::pager::{Pager, Paging};
 use super::request::{Course, Request, Response};
 use crate::cache::refresh::Refresh;
@@ -50,7 +52,7 @@ impl Machine {
 #[derive(Debug, Default)]
 pub struct Flow {
     /// The request in hand.
-    pub request: Option<Request>,
+    pub request: Option<Rc<Request>>,
     /// Its course under the cache policy, while it fetches.
     pub course: Option<Course>,
     /// The attempts of its GET.

@@ -314,7 +314,7 @@ impl Task {
         (flow.response, flow.failed, flow.at) = (None, None, js_sys::Date::now());
         Ok(match step {
             Step::Fetch { request, via } => {
-                flow.request = Some(*request);
+                flow.request = Some(Rc::new(*request));
                 JsValue::from(via as u8)
             }
             Step::Write => JsValue::from(3),
@@ -323,7 +323,7 @@ impl Task {
                 let offset = total.saturating_sub(count as u64) as f64;
                 let parts = self.parts.take().filter(|_| !self.torn);
                 let parts = parts.map(|parts| gather(&parts, count as f64, offset));
-                let held = parts.filter(|value| value.is_object());
+                let held = parts.filter(JsValue::is_object);
                 to_js(&list, &held.map(|value| (list.body.clone(), value)))
             }
             Step::Done(Done::Pages) => JsValue::UNDEFINED,
