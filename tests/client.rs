@@ -1023,6 +1023,27 @@ fn typed_requests_and_list_calls_are_read_in_order() {
         error.to_string(),
         "the document id must be a string, got null"
     );
+    // The query before the options, whether the request is read again or not.
+    let bad = |_: &[&str]| Arg::Number(3.0);
+    let options_error = "request options must be an object { signal? }, got 3";
+    let mut last = LastRequest::default();
+    let mut read = |query: &str, options: &dyn Fn(&[&str]) -> Arg| {
+        let read = last.read(Target::Documents, &none, &text(query), options, &config());
+        read.map(|request| request.url.clone())
+            .map_err(|error| error.to_string())
+    };
+    let limit_error = read("limit=0", &bad).unwrap_err();
+    assert!(limit_error.contains("limit"), "{limit_error}");
+    assert_eq!(
+        options::request(Target::Documents, &none, &text("limit=0"), &bad, &config())
+            .unwrap_err()
+            .to_string(),
+        limit_error
+    );
+    assert_eq!(read("limit=5", &bad), Err(options_error.to_owned()));
+    assert!(read("limit=5", &none).unwrap().ends_with("?limit=5"));
+    assert_eq!(read("limit=5", &bad), Err(options_error.to_owned()));
+    assert_eq!(read("limit=0", &bad), Err(limit_error));
     let error =
         options::request(Target::Asset, &id(text("..")), &Arg::Null, &none, &config()).unwrap_err();
     assert_eq!(error.to_string(), "an asset id must not be \"..\"");

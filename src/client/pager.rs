@@ -283,6 +283,11 @@ impl Pager {
         }
     }
 
+    /// Whether it gathers its pages into one list (`all`).
+    pub fn gathers(&self) -> bool {
+        matches!(self.gathered, Gathered::List { .. })
+    }
+
     /// Ends the paging (`return()` of the iterator).
     pub fn finish(&mut self) {
         self.next = None;

@@ -116,9 +116,6 @@ for (const [name, value] of Object.entries(glue)) {
  */
 const brands = new WeakMap();
 
-/** `Query.prototype.toString` as the glue has it (before it is guarded). */
-const queryText = glue.Query?.prototype.toString;
-
 const invalid = (message) => makeError("invalid_argument", message, {});
 
 function describe(value) {
@@ -164,7 +161,7 @@ function checkArgs(args, signature, where) {
       }
       // A query crosses as its query string (which the module keeps once
       // written), not as an object the module would have to ask for it.
-      if (name === "query" && cls === glue.Query) args[i] = queryText.call(arg);
+      if (name === "query" && cls === glue.Query) args[i] = arg.toString();
       continue;
     }
     if (expected !== undefined) throw invalid(`${name}: expected a ${expected}, got ${describe(arg)} (${where})`);

@@ -92,7 +92,10 @@ impl JsClient {
     /// a plain JavaScript value marked with its `source`.
     fn request(&self, target: Target, id: &JsValue, query: &JsValue, options: &JsValue) -> Promise {
         let (id, query, read) = (props(id), convert::query(query), props(options));
-        let read = (self.last.borrow_mut()).read(target, &id, &query, &read, self.config());
+        // Out of its cell while options are read: a getter may call again.
+        let mut last = self.last.take();
+        let read = last.read(target, &id, &query, &read, self.config());
+        self.last.replace(last);
         let (signal, _) = signals(options);
         let task = read.map(|request| {
             let mut task = self.task();

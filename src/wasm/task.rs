@@ -79,10 +79,8 @@ pub struct Task {
     pub(crate) flow: Flow,
     pub(crate) pages: Option<Rc<RefCell<Pager>>>,
     held: Held,
-    /// `all`'s pages so far as JavaScript holds them ([`Held`]), unless
-    /// one was not held (`torn`).
+    /// `all`'s pages as JavaScript holds them ([`Held`]), those it holds.
     parts: Option<Array>,
-    torn: bool,
 }
 
 impl Task {
@@ -94,7 +92,6 @@ impl Task {
             pages: None,
             held: None,
             parts: None,
-            torn: false,
         }
     }
 
@@ -321,9 +318,9 @@ impl Task {
             Step::Done(Done::List(list)) => {
                 let (count, total) = (list.facts.count, list.facts.total.unwrap_or_default());
                 let offset = total.saturating_sub(count as u64) as f64;
-                let parts = self.parts.take().filter(|_| !self.torn);
-                let parts = parts.map(|parts| gather(&parts, count as f64, offset));
-                let held = parts.filter(JsValue::is_object);
+                let parts = self.parts.take();
+                let made = parts.map(|parts| gather(&parts, count as f64, offset));
+                let held = made.filter(JsValue::is_object);
                 to_js(&list, &held.map(|value| (list.body.clone(), value)))
             }
             Step::Done(Done::Pages) => JsValue::UNDEFINED,
@@ -336,13 +333,11 @@ impl Task {
     pub fn receive(&mut self) -> Result<JsValue, JsValue> {
         let (shared, now) = (self.shared.clone(), self.flow.at);
         let mut page = self.flow.response.take().ok_or(JsValue::UNDEFINED)?;
-        let held = self
-            .held
-            .take()
-            .filter(|(body, _)| Rc::ptr_eq(body, &page.body));
-        match held.filter(|_| !self.torn) {
-            Some((_, value)) => _ = self.parts.get_or_insert_with(Array::new).push(&value),
-            None => self.torn = true,
+        // A page not held is left out: `gather` counts fewer documents.
+        let gathers = matches!(&self.flow.machine, Some(Machine::Pager(p)) if p.gathers());
+        let gathered = |(body, _): &(Rc<String>, JsValue)| gathers && Rc::ptr_eq(body, &page.body);
+        if let Some((_, value)) = self.held.take().filter(gathered) {
+            self.parts.get_or_insert_with(Array::new).push(&value);
         }
         let machine = self.machine()?;
         let received = match &shared.cache {

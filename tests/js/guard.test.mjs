@@ -202,6 +202,24 @@ test("a query changed after it was used is read as it is now, by every reader of
   // A setter that throws leaves the query, and what is read of it, as it was.
   assert.throws(() => query.limit(0));
   assert.deepEqual(await read(), second);
+  // Options read while the client reads a request may call it again.
+  let inner;
+  const outer = await client.documents("limit=2", {
+    get signal() {
+      inner = client.documents("limit=3");
+      return undefined;
+    },
+  });
+  assert.ok(Array.isArray(outer.data) && Array.isArray((await inner).data));
+  assert.ok(urls.slice(-2).every((url) => /limit=[23]$/.test(url)), urls.slice(-2).join(" "));
+  // A subclass's own toString is what every reader reads.
+  class Seven extends Query {
+    toString() {
+      return "limit=7";
+    }
+  }
+  assert.equal(client.url("documents", new Seven().limit(3)), "http://127.0.0.1:9/v1/r/documents?limit=7");
+  assert.equal(store.query(new Seven().limit(3)).meta.limit, 7);
   // A copy and a parsed query read as the original.
   assert.equal(client.url("documents", query.clone()), second[1]);
   assert.equal(client.url("documents", Query.parse(second[0])), second[1]);
