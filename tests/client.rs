@@ -22,7 +22,7 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 use std::collections::BTreeMap;
 
 use content_repo::args::Arg;
-use content_repo::cache::policy::{Cached, Policy, Settings};
+use content_repo::cache::policy::{Cached, Machine, Policy, Settings};
 use content_repo::cache::refresh::{complete_lists, Refresh};
 use content_repo::cache::{Answer, Cache};
 use content_repo::client::options::{
@@ -663,6 +663,25 @@ proptest! {
     /// Whatever the policy, the cache and the network do, a course ends in
     /// an answer or an error, never a panic; an answer from the cache is
     /// the cache's, marked; a network answer is the network's.
+    /// Whether the runtime is online is asked exactly where it changes
+    /// the first step (not where the policy answers from the cache anyway).
+    #[test]
+    fn online_is_asked_only_where_it_changes_the_first_step(
+        policy in prop::sample::select(vec![Policy::NetworkFirst, Policy::CacheFirst, Policy::StaleWhileRevalidate, Policy::CacheOnly]),
+        cached in 0u8..3,
+        timeout in prop::option::of(0u64..100),
+    ) {
+        let cached = match cached {
+            0 => not_cached(),
+            1 => Cached::Fresh { age_ms: 1.0 },
+            _ => Cached::Old { age_ms: 1.0 },
+        };
+        let settings = Settings { policy, network_timeout_ms: timeout };
+        let [on, off] = [true, false].map(|online| Machine::new(settings, cached.clone(), online).first());
+        // Asked exactly where it matters.
+        prop_assert_eq!(Machine::asks_online(settings, &cached), on != off);
+    }
+
     #[test]
     fn a_course_always_ends_with_the_right_source(
         policy in prop::sample::select(vec![Policy::NetworkFirst, Policy::CacheFirst, Policy::StaleWhileRevalidate, Policy::CacheOnly]),

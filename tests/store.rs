@@ -876,3 +876,14 @@ fn answers_are_ascii_of_the_same_values() {
         assert_eq!(answer["data"][0]["meta"]["id"], value["meta"]["id"]);
     }
 }
+
+/// A store's identity is never another's, even after it is dropped (a
+/// caller holds each store's documents under it).
+#[test]
+fn every_store_has_its_own_identity() {
+    let ids: Vec<u32> = (0..64).map(|_| DocumentStore::new().id()).collect();
+    let mut unique = ids.clone();
+    unique.sort_unstable();
+    unique.dedup();
+    assert_eq!(unique.len(), ids.len());
+}

@@ -144,6 +144,18 @@ impl Machine {
         }
     }
 
+    /// Whether the first step under `settings` depends on the runtime
+    /// being online: not when the policy answers from `cached` anyway.
+    pub fn asks_online(settings: Settings, cached: &Cached) -> bool {
+        let (available, old) = (cached.available(), cached.is_old());
+        match settings.policy {
+            Policy::CacheOnly => false,
+            Policy::CacheFirst => !available || old,
+            Policy::StaleWhileRevalidate => !available,
+            Policy::NetworkFirst => true,
+        }
+    }
+
     /// The first step.
     pub fn first(&self) -> Step {
         let available = self.cached.available();

@@ -245,16 +245,18 @@ impl Course {
     }
 
     /// The course of `request` under the `cache` option, with what `cache`
-    /// can answer at `now` ([`Request::lookup`]).
+    /// can answer at `now` ([`Request::lookup`]); `online` is asked only
+    /// when the policy's first step depends on it.
     pub fn start(
         request: &Request,
         cache: &mut Cache,
         options: &CacheOptions,
         now: f64,
-        online: bool,
+        online: impl FnOnce() -> bool,
     ) -> Self {
         let found = request.lookup(cache, now, options.max_age_ms);
-        Course::new(options.settings, found, online)
+        let asks = Machine::asks_online(options.settings, &found.0);
+        Course::new(options.settings, found, !asks || online())
     }
 
     /// The first action.

@@ -245,10 +245,13 @@ export function gather(parts, count, offset) {
 
 /**
  * Parses a result's JSON text (or takes the objects it was made into) and
- * defines its non-enumerable `source`, `stale` and `cachedAt`.
+ * defines its non-enumerable `source` (`"cache"` when `cached`, else
+ * `"network"`: `Source::name` in src/client/request.rs), `stale` and
+ * `cachedAt`.
  */
-export function markSource(text, source, stale, cachedAt) {
+export function markSource(text, cached, stale, cachedAt) {
   const value = typeof text === "string" ? JSON.parse(text) : text;
+  const source = cached ? "cache" : "network";
   if (value !== null && typeof value === "object") {
     Object.defineProperty(value, "source", { value: source, enumerable: false, configurable: true });
     Object.defineProperty(value, "stale", { value: stale, enumerable: false, configurable: true });

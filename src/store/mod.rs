@@ -232,6 +232,19 @@ pub struct DocumentStore {
     projected: Projected,
     /// The latest selection queried, its canonical form and its plan.
     plan: Option<(Selection, String, Plan)>,
+    id: StoreId,
+}
+
+/// A store's identity, never another store's: what a caller holds the
+/// documents of a store under.
+#[derive(Debug)]
+struct StoreId(u32);
+
+impl Default for StoreId {
+    fn default() -> Self {
+        static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        StoreId(NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+    }
 }
 
 /// A page of [`DocumentStore::query_page`] for a caller that holds the
@@ -285,6 +298,11 @@ impl DocumentStore {
     /// An empty store.
     pub fn new() -> DocumentStore {
         DocumentStore::default()
+    }
+
+    /// This store's identity (never another store's).
+    pub fn id(&self) -> u32 {
+        self.id.0
     }
 
     /// The number of documents.

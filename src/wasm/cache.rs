@@ -71,12 +71,9 @@ impl OfflineCache {
     /// for another response, or if that failed (the text is read instead).
     pub(crate) fn assemble(&self, response: &Response) -> Option<JsValue> {
         let (variant, page) = &**response.page.as_ref()?;
-        make(
-            &self.held,
-            variant,
-            self.state.borrow_mut().store_mut(variant)?,
-            page,
-        )
+        let mut state = self.state.borrow_mut();
+        let store = state.store_mut(variant)?;
+        make(&self.held, store.id(), store, page)
     }
 
     /// Reports a cache failure to `onCacheError`, or the console.

@@ -28,7 +28,7 @@ extern "C" {
     #[wasm_bindgen(catch)]
     fn assemble(
         held: &Map,
-        key: &str,
+        key: u32,
         epoch: u32,
         text: &str,
         words: &[u32],
@@ -116,7 +116,7 @@ impl JsDocumentStore {
         let query = self.last_query.read(&convert::query(&query))?;
         let content_type = content_type(&props(&options))?;
         let page = self.inner.query_page(query, content_type.as_deref())?;
-        match make(&self.held, "", &mut self.inner, &page) {
+        match make(&self.held, self.inner.id(), &mut self.inner, &page) {
             Some(answer) => Ok(answer),
             None => Ok(from_json_text(
                 &self.inner.query_json(query, content_type.as_deref())?,
@@ -151,7 +151,7 @@ impl JsDocumentStore {
 /// `None`, the deliveries taken back, when it could not be made.
 pub(crate) fn make(
     held: &Map,
-    key: &str,
+    key: u32,
     store: &mut DocumentStore,
     page: &Page,
 ) -> Option<JsValue> {

@@ -15,7 +15,7 @@ use super::cache::{online, OfflineCache};
 use crate::cache::refresh::{complete_lists, Refresh};
 use crate::client::options::ClientOptions;
 use crate::client::pager::{Done, Pager, Paging, Step, Via};
-use crate::client::request::{Action, Course, Response};
+use crate::client::request::{Action, Course, Response, Source};
 use crate::client::task::{Flow, Machine};
 use crate::error::{Error, Result};
 use crate::http::call::{shared_key, Call};
@@ -26,7 +26,7 @@ extern "C" {
     pub(crate) fn iteration(value: Option<JsValue>) -> JsValue;
     fn gather(parts: &Array, count: f64, offset: f64) -> JsValue;
     #[wasm_bindgen(js_name = markSource)]
-    fn mark_source(text: &JsValue, source: &str, stale: bool, cached_at: Option<f64>) -> JsValue;
+    fn mark_source(text: &JsValue, cached: bool, stale: bool, cached_at: Option<f64>) -> JsValue;
 }
 
 /// The body as plain JavaScript (read by `JSON.parse`, so every value is
@@ -35,12 +35,13 @@ extern "C" {
 /// the body it became here: parsed from there rather than copied out again;
 /// or the objects a list the cache computed was made into.
 fn to_js(response: &Response, held: &Held) -> JsValue {
-    let (body, source, stale) = (&response.body, response.source.name(), response.stale);
+    let (body, stale) = (&response.body, response.stale);
     let text = match held {
         Some((rc, text)) if Rc::ptr_eq(rc, body) => text.clone(),
         _ => JsValue::from_str(body),
     };
-    mark_source(&text, source, stale, response.cached_at)
+    let cached = response.source == Source::Cache;
+    mark_source(&text, cached, stale, response.cached_at)
 }
 
 /// A network answer's body and the JavaScript string it came from, or a
@@ -255,7 +256,7 @@ impl Task {
         let (cache, flow) = (shared.cache()?, &mut self.flow);
         let request = flow.request.as_ref().ok_or(JsValue::UNDEFINED)?;
         let mut state = cache.state.borrow_mut();
-        let mut course = Course::start(request, &mut state, &cache.options, flow.at, online());
+        let mut course = Course::start(request, &mut state, &cache.options, flow.at, online);
         drop(state);
         match course.first() {
             Action::Answer {
