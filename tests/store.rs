@@ -581,9 +581,6 @@ fn index_builds_agree_with_the_reference_on_shared_prefixes() {
         .unwrap();
 }
 
-/// The selected texts a store keeps for the selection last queried are
-/// never served stale: any run of writes, replacements, deletions and
-/// clears between queries of one or two selections answers as the model.
 /// A write of the property tests, to the store and the model alike.
 #[derive(Debug, Clone)]
 enum Write {
@@ -648,38 +645,83 @@ fn selected(selection: &str, sort: bool, offset: u64) -> Query {
     query
 }
 
+/// A step of the store's property tests: a write, or a query.
+#[derive(Debug, Clone)]
+enum Op {
+    Write(Write),
+    Query(Asked),
+}
+
+/// A query of the property tests: [`selected`], of content type `a` only
+/// when `typed`; for a caller holding documents, whether it records the
+/// delivery, and a write after the answer was made, before it is recorded
+/// (and another answer keeps its new text).
+#[derive(Debug, Clone)]
+struct Asked {
+    selection: u8,
+    sort: bool,
+    offset: u64,
+    typed: bool,
+    delivered: bool,
+    late: Option<Write>,
+}
+
+impl Asked {
+    fn query(&self) -> (Query, Option<&'static str>) {
+        let selection = SELECTIONS[self.selection as usize];
+        let query = selected(selection, self.sort, self.offset);
+        (query, self.typed.then_some("a"))
+    }
+}
+
+/// Runs of up to 60 writes and queries (`queries` of each 9 writes).
+fn ops(queries: u32) -> impl proptest::strategy::Strategy<Value = Vec<Op>> {
+    use proptest::prelude::*;
+    let asked = (
+        (
+            0u8..3,
+            any::<bool>(),
+            0u64..4,
+            any::<bool>(),
+            prop::bool::weighted(0.9),
+        ),
+        prop::option::weighted(0.2, Write::strategy()),
+    )
+        .prop_map(
+            |((selection, sort, offset, typed, delivered), late)| Asked {
+                selection,
+                sort,
+                offset,
+                typed,
+                delivered,
+                late,
+            },
+        );
+    let op = prop_oneof![
+        9 => Write::strategy().prop_map(Op::Write),
+        queries => asked.prop_map(Op::Query),
+    ];
+    prop::collection::vec(op, 1..60)
+}
+
+/// The selected texts a store keeps for the selection last queried are
+/// never served stale: any run of writes, replacements, deletions and
+/// clears between queries of one or two selections answers as the model.
 #[test]
 fn kept_selections_follow_every_write() {
     use proptest::prelude::*;
 
-    #[derive(Debug, Clone)]
-    enum Op {
-        Write(Write),
-        Query {
-            selection: u8,
-            sort: bool,
-            offset: u64,
-        },
-    }
-    let op = prop_oneof![
-        9 => Write::strategy().prop_map(Op::Write),
-        6 => (0u8..3, any::<bool>(), 0u64..4).prop_map(|(selection, sort, offset)| Op::Query { selection, sort, offset }),
-    ];
     runner(200)
-        .run(&prop::collection::vec(op, 1..60), |ops| {
+        .run(&ops(6), |ops| {
             let (mut store, mut model) = (DocumentStore::new(), Model::default());
             for op in ops {
                 match op {
                     Op::Write(write) => write.apply(&mut store, &mut model),
-                    Op::Query {
-                        selection,
-                        sort,
-                        offset,
-                    } => {
-                        let query = selected(SELECTIONS[selection as usize], sort, offset);
+                    Op::Query(asked) => {
+                        let (query, content_type) = asked.query();
                         prop_assert_eq!(
-                            store.query(&query, None).unwrap(),
-                            model.query(&query, None),
+                            store.query(&query, content_type).unwrap(),
+                            model.query(&query, content_type),
                             "{}",
                             query
                         );
@@ -776,56 +818,19 @@ fn pages_for_a_holder_answer_as_the_model_does() {
         }
     }
 
-    #[derive(Debug, Clone)]
-    enum Op {
-        Write(Write),
-        Query {
-            selection: u8,
-            sort: bool,
-            offset: u64,
-            typed: bool,
-            delivered: bool,
-            /// A write after the answer was made, before it is recorded
-            /// as delivered (and another answer keeps its new text).
-            late: Option<Write>,
-        },
-    }
-    let op = prop_oneof![
-        9 => Write::strategy().prop_map(Op::Write),
-        8 => (
-            (0u8..3, any::<bool>(), 0u64..4, any::<bool>(), prop::bool::weighted(0.9)),
-            prop::option::weighted(0.2, Write::strategy()),
-        )
-            .prop_map(|((selection, sort, offset, typed, delivered), late)| Op::Query {
-                selection,
-                sort,
-                offset,
-                typed,
-                delivered,
-                late,
-            }),
-    ];
     runner(256)
-        .run(&prop::collection::vec(op, 1..60), |ops| {
+        .run(&ops(8), |ops| {
             let (mut store, mut model, mut holder) =
                 (DocumentStore::new(), Model::default(), Holder::default());
             for op in ops {
-                let Op::Query {
-                    selection,
-                    sort,
-                    offset,
-                    typed,
-                    delivered,
-                    late,
-                } = op
-                else {
-                    if let Op::Write(write) = op {
+                let asked = match op {
+                    Op::Write(write) => {
                         write.apply(&mut store, &mut model);
+                        continue;
                     }
-                    continue;
+                    Op::Query(asked) => asked,
                 };
-                let query = selected(SELECTIONS[selection as usize], sort, offset);
-                let content_type = typed.then_some("a");
+                let (query, content_type) = asked.query();
                 let page = store.query_page(&query, content_type).unwrap();
                 prop_assert_eq!(
                     holder.answer(&page),
@@ -833,12 +838,12 @@ fn pages_for_a_holder_answer_as_the_model_does() {
                     "{}",
                     query
                 );
-                if let Some(write) = late {
+                if let Some(write) = asked.late {
                     write.apply(&mut store, &mut model);
                     store.query_json(&query, content_type).unwrap();
                 }
                 // A caller that could not make the answer records nothing.
-                if !delivered {
+                if !asked.delivered {
                     continue;
                 }
                 store.delivered(&page);

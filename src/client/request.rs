@@ -30,23 +30,14 @@ use crate::query::url::Endpoint;
 use crate::query::Query;
 use crate::store::Page;
 
-/// Where an answer came from.
+/// Where an answer came from (results say `"network"` or `"cache"` in
+/// `source`: `markSource` of `src/js/storage.js`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Source {
     /// The service.
     Network,
     /// The offline cache.
     Cache,
-}
-
-impl Source {
-    /// `"network"` or `"cache"`, as results say in `source`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Source::Network => "network",
-            Source::Cache => "cache",
-        }
-    }
 }
 
 /// A body ready for JavaScript, and where it came from.

@@ -246,8 +246,7 @@ export function gather(parts, count, offset) {
 /**
  * Parses a result's JSON text (or takes the objects it was made into) and
  * defines its non-enumerable `source` (`"cache"` when `cached`, else
- * `"network"`: `Source::name` in src/client/request.rs), `stale` and
- * `cachedAt`.
+ * `"network"`: `Source` in src/client/request.rs), `stale` and `cachedAt`.
  */
 export function markSource(text, cached, stale, cachedAt) {
   const value = typeof text === "string" ? JSON.parse(text) : text;

@@ -1128,12 +1128,13 @@ impl DocumentStore {
                 .collect(),
         };
         let selection = query.selection().unwrap_or(&Selection::All);
-        if !matches!(&self.plan, Some((last, ..)) if last == selection) {
-            let text = selection.to_string();
-            self.plan = Some((selection.clone(), text, Plan::compile(selection)?));
-        }
-        let Some((_, name, plan)) = &self.plan else {
-            return Err(Error::invalid_argument("the selection's plan is missing"));
+        let (_, name, plan) = &*match &mut self.plan {
+            Some(last) if last.0 == *selection => last,
+            slot => slot.insert((
+                selection.clone(),
+                selection.to_string(),
+                Plan::compile(selection)?,
+            )),
         };
         // The selected texts are kept for the next query of this selection
         // (within half the live text); `*` copies the documents anyway.
