@@ -312,6 +312,53 @@ fn projected_documents_cannot_answer_a_wider_selection_or_unselected_sort_keys()
     }
 }
 
+/// A list fetched with a selection of `fields` only (meta whole) answers
+/// that selection in the default order and by any meta key; without the
+/// default order's meta keys (which end every order) it answers none.
+#[test]
+fn a_list_fetched_with_a_fields_selection_answers_the_default_order() {
+    for (fetched, answers) in [("title", true), ("title,meta(id)", false)] {
+        let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
+        let mut query = Query::new();
+        query.fields(fetched).unwrap();
+        let docs = value_api::apply_query(&list(three(), 3), &query).unwrap();
+        record(
+            &mut cache,
+            &mut storage,
+            URL,
+            &posts(),
+            &query,
+            Kind::List,
+            &docs,
+        );
+        let sorted = |key: Option<&str>| {
+            let mut asked = query.clone();
+            asked.limit(2).unwrap();
+            if let Some(key) = key {
+                asked.sort(key, Direction::Asc).unwrap();
+            }
+            asked
+        };
+        for asked in [
+            sorted(None),
+            sorted(Some("meta.createdAt")),
+            sorted(Some("fields.title")),
+        ] {
+            let answer = cache.answer_list("x", &posts(), &asked);
+            // The reference: the query over the whole documents.
+            let expected = value_api::apply_query(&list(three(), 3), &asked).unwrap();
+            match answer {
+                Ok(answer) => assert_eq!(body(&answer), expected, "{fetched}: {asked}"),
+                // Every order ends with the default one (meta.createdAt).
+                Err(error) => {
+                    assert!(!answers, "{fetched}: {asked}: {error}");
+                    assert_eq!(error.code(), "not_cached");
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn a_lower_revision_never_replaces_a_higher_one_and_a_stale_response_changes_nothing() {
     let (mut cache, mut storage) = (Cache::new("t"), Storage::default());

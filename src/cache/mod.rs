@@ -49,7 +49,6 @@ use crate::hash::{Map, Set};
 use crate::json;
 use crate::json::record::{Record, Writer};
 use crate::num::u64_from_f64;
-use crate::query::selection::{Node, Parts};
 use crate::query::url::Endpoint;
 use crate::query::Query;
 use crate::sort::sorted;
@@ -122,10 +121,12 @@ fn needs_service(query: &Query) -> Option<&'static str> {
     if !query.get_include_tags().is_empty() || !query.get_exclude_tags().is_empty() {
         return Some("tags");
     }
-    if query.get_includes().is_some()
-        || matches!(query.selection(), Some(Selection::Parts(parts)) if parts.includes.is_some())
-    {
+    if query.get_includes().is_some() {
         return Some("includes");
+    }
+    // The list's `includes` object is never held apart from its response.
+    if matches!(query.selection(), Some(Selection::Parts(parts)) if parts.includes.is_some()) {
+        return Some("an includes(...) selection item");
     }
     None
 }
@@ -1447,22 +1448,13 @@ fn check_coverage(store: &DocumentStore, list: &List, query: &Query) -> Result<(
     if store.selections().all(whole) {
         return Ok(());
     }
-    let mut needed = Node::default();
-    let mut needed_meta = Node::default();
-    for (key, _) in effective_keys(query.sorting()) {
-        let node = match key.scope {
-            crate::query::sort::Scope::Fields => &mut needed,
-            crate::query::sort::Scope::Meta => &mut needed_meta,
-        };
-        node.insert(key.name.clone(), Node::leaf());
-    }
-    let order = Selection::Parts(Parts {
-        fields: Some(needed),
-        includes: None,
-        meta: needed_meta,
-    });
+    // The selection asked for, and the whole value of every sort key (the
+    // default order's meta keys too).
+    let keys = effective_keys(query.sorting());
     let covers = |fetched: Option<&Selection>| {
-        Selection::covers(fetched, query.selection()) && Selection::covers(fetched, Some(&order))
+        Selection::covers(fetched, query.selection())
+            && (keys.iter())
+                .all(|(key, _)| Selection::covers_key(fetched, key.scope.as_str(), &key.name))
     };
     // Fast: every selection in the store covers. Exact: every member's.
     if store.selections().all(covers) {
