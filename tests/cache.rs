@@ -359,6 +359,99 @@ fn a_list_fetched_with_a_fields_selection_answers_the_default_order() {
     }
 }
 
+/// `docs` with only their `title` field, as `fields=title` returns them.
+fn titles(docs: &[Value]) -> Vec<Value> {
+    let title = |doc: &Value| {
+        let mut doc = doc.clone();
+        doc["fields"] = json!({ "title": doc["fields"]["title"] });
+        doc
+    };
+    docs.iter().map(title).collect()
+}
+
+/// The exact response of a URL never answers once the cache knows newer of
+/// one of its documents: a page holding a document a refresh deleted, a
+/// document whose newer revision a list with a narrower selection brought
+/// (the store's copy cannot answer the whole document). Before, both were
+/// served, in memory and after a reload.
+#[test]
+fn an_exact_response_with_a_deleted_or_older_document_does_not_answer() {
+    let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
+    let mut page = Query::new();
+    page.limit(2).unwrap();
+    let page_url = format!("{URL}?limit=2");
+    let first_two = json!({ "data": [three()[2], three()[1]], "meta": { "count": 2, "limit": 2, "offset": 0, "total": 3 } });
+    record(
+        &mut cache,
+        &mut storage,
+        &page_url,
+        &posts(),
+        &page,
+        Kind::List,
+        &first_two,
+    );
+    let one = Endpoint::Document(format!("{:018}", 1));
+    record(
+        &mut cache,
+        &mut storage,
+        "doc-url",
+        &one,
+        &Query::new(),
+        Kind::Document,
+        &three()[0],
+    );
+    // Before anything newer: both exact responses answer.
+    assert_eq!(
+        body(&cache.answer_list(&page_url, &posts(), &page).unwrap()),
+        first_two
+    );
+    assert_eq!(
+        body(&cache.answer_single("doc-url", &one, &Query::new()).unwrap()),
+        three()[0]
+    );
+    // The list with `title` only: document 1 at revision 2, then a refresh
+    // that no longer lists document 3.
+    let mut title = Query::new();
+    title.fields("title").unwrap();
+    let mut newer = three();
+    newer[0]["meta"]["revision"] = json!(2);
+    let text = Rc::new(list(titles(&newer), 3).to_string());
+    let at = cache.stamp(1500.0);
+    record_at(
+        &mut cache,
+        &mut storage,
+        "titles",
+        &posts(),
+        &title,
+        Kind::List,
+        text,
+        at,
+    );
+    let (change, counts) = cache
+        .plan_refresh(
+            &posts(),
+            &title,
+            Change::default(),
+            &swept(&newer[..2]),
+            2000.0,
+        )
+        .unwrap();
+    storage.write(&change);
+    cache.apply(change);
+    assert_eq!(counts, (0, 1, 2));
+    for (name, mut cache) in [("memory", cache), ("reload", storage.load("r"))] {
+        let error = cache.answer_list(&page_url, &posts(), &page).unwrap_err();
+        assert_eq!(error.code(), "not_cached", "{name}");
+        let error = cache
+            .answer_single("doc-url", &one, &Query::new())
+            .unwrap_err();
+        assert_eq!(error.code(), "not_cached", "{name}");
+        // What the cache holds still answers.
+        let answer = body(&cache.answer_single("x", &one, &title).unwrap());
+        assert_eq!(answer["meta"]["revision"], 2, "{name}");
+    }
+}
+
 #[test]
 fn a_lower_revision_never_replaces_a_higher_one_and_a_stale_response_changes_nothing() {
     let (mut cache, mut storage) = (Cache::new("t"), Storage::default());

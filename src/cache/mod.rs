@@ -1314,11 +1314,38 @@ impl Cache {
     /// The response received for exactly `url`, if any.
     fn exact(&self, url: &str) -> Option<Answer> {
         let segment = self.segments.get(self.urls.get(url)?)?;
+        if self.superseded(segment) {
+            return None;
+        }
         Some(Answer {
             body: segment.text.as_str().to_owned(),
             fetched_at: segment.fetched_at,
             page: None,
         })
+    }
+
+    /// Whether the cache knows newer of a document in the response of
+    /// `segment` than the response itself: deleted by a refresh after it
+    /// arrived, or held at a higher `meta.revision`. Such a response is not
+    /// an answer: it would undo newer data.
+    fn superseded(&self, segment: &Segment) -> bool {
+        if segment.kind == Kind::Other {
+            return false;
+        }
+        let variant = &segment.variant;
+        let store = self.variants.get(variant);
+        let Ok(batch) =
+            DocumentStore::default().prepare(&segment.text, None, segment.fetched_at, true)
+        else {
+            return false;
+        };
+        let newer = batch.revisions().any(|(id, revision)| {
+            self.buried(variant, id, segment.fetched_at)
+                || store
+                    .and_then(|store| store.revision_of(id))
+                    .is_some_and(|held| revision < held)
+        });
+        newer
     }
 
     /// The answer to a list query: computed by the store of its variant
@@ -1391,14 +1418,9 @@ impl Cache {
         };
         match self.compute_single(&variant, id.as_deref(), query) {
             Ok(answer) => Ok(answer),
-            // The response of this very URL, unless a refresh deleted its
-            // document after it arrived (an alias's, by the id it holds).
-            Err(error) => (self.exact(url))
-                .filter(|answer| {
-                    let id = id.clone().or_else(|| document_id(&answer.body));
-                    !id.is_some_and(|id| self.buried(&variant, &id, answer.fetched_at))
-                })
-                .ok_or(error),
+            // The response of this very URL, unless the cache knows newer
+            // of its document.
+            Err(error) => self.exact(url).ok_or(error),
         }
     }
 
@@ -1600,13 +1622,6 @@ pub fn sweep_entries(text: &str) -> Vec<Swept> {
             ))
         })
         .collect()
-}
-
-/// The decoded `meta.id` of a document's text, as the store reads it.
-fn document_id(text: &str) -> Option<Vec<u8>> {
-    let bytes = text.as_bytes();
-    let found = probe(bytes, 0..bytes.len(), &["id"], &[]).ok()?;
-    id_at(bytes, found.meta(0)?, &mut Vec::new()).ok()?
 }
 
 /// An entry of deleted documents: their ids (as text) and, for a refresh's,
