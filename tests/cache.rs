@@ -1362,6 +1362,48 @@ fn a_list_is_not_complete_when_a_page_of_it_was_not_written() {
     assert_eq!(answer.fetched_at, 1000.0);
 }
 
+/// `changed` counts a document new to the list even when the cache held it
+/// already through another list (fetched by the refresh, or only listed),
+/// and not one it lists again unchanged.
+#[test]
+fn a_refresh_counts_a_document_new_to_the_list_as_changed() {
+    for fetched in [true, false] {
+        let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
+        let [one, two, third] = three().try_into().unwrap();
+        record_whole(&mut cache, &mut storage, vec![two.clone(), one.clone()]);
+        let featured = Endpoint::Collection("featured".into());
+        let both = list(vec![third.clone(), two.clone()], 2);
+        record(
+            &mut cache,
+            &mut storage,
+            "f",
+            &featured,
+            &Query::new(),
+            Kind::List,
+            &both,
+        );
+        // The service adds document 3 to posts; the refresh's delta holds
+        // it (and 2, unchanged), or nothing.
+        let at = cache.stamp(2000.0);
+        let delta = fetched.then(|| both.to_string()).map(Rc::new).map(|text| {
+            cache
+                .plan_response(None, &posts(), &Query::new(), Kind::List, text, at)
+                .unwrap()
+        });
+        let sweep = swept(&[third, two, one]);
+        let counts = refresh_posts(
+            &mut cache,
+            &mut storage,
+            delta.unwrap_or_default(),
+            &sweep,
+            at,
+        );
+        assert_eq!(counts, (1, 0, 3), "fetched: {fetched}");
+        let answer = body(&cache.answer_list("q", &posts(), &Query::new()).unwrap());
+        assert_eq!(answer["meta"]["total"], 3);
+    }
+}
+
 /// A refresh whose sweep lists a document it neither holds nor fetched
 /// (deleted or changed while it ran, stale, or with an id that cannot be
 /// asked for) leaves the list as it was (`not_cached`): never thinner.

@@ -1220,7 +1220,9 @@ impl Cache {
             not_cached(format!("the list `{}` is not complete in the cache", key.1))
         })?;
         let store = self.variants.get(&key.0);
-        // Changed: new, or a newer revision than cached before the refresh.
+        // Changed: new to the list (fetched or listed; another list may have
+        // held it already), or a newer revision than cached before.
+        let new = |id: &[u8]| !list.members.contains(id);
         let mut changed: Set<&[u8]> = Set::default();
         for (_, _, batch) in &changes.segments {
             if let Some(batch) = batch {
@@ -1229,12 +1231,18 @@ impl Cache {
                         None => true,
                         Some(stored) => stored < revision,
                     };
-                    if newer {
+                    if newer || new(id) {
                         changed.insert(id);
                     }
                 }
             }
         }
+        changed.extend(
+            swept
+                .iter()
+                .map(|(id, _)| id.as_slice())
+                .filter(|id| new(id)),
+        );
         let changed = changed.len();
         let listed: Set<&[u8]> = swept.iter().map(|(id, _)| id.as_slice()).collect();
         let deleted: Vec<Rc<[u8]>> = list
