@@ -530,6 +530,89 @@ proptest! {
     }
 }
 
+/// Every document of the complete list of posts, by id (two pages of 1000).
+fn all_keys(cache: &mut Cache) -> BTreeMap<String, u64> {
+    let endpoint = Endpoint::Collection("posts".into());
+    let mut keys = BTreeMap::new();
+    for offset in [0, 1000] {
+        let mut query = Query::new();
+        query.limit(1000).unwrap().offset(offset).unwrap();
+        let answer = cache.answer_list("-", &endpoint, &query).unwrap();
+        let body: Value = serde_json::from_str(&answer.body).unwrap();
+        keys.extend(body["data"].as_array().unwrap().iter().map(key));
+    }
+    keys
+}
+
+/// The sweep reads the list's ids by offset, a page of 1000 at a time: a
+/// document deleted on the service before its second page moves the next
+/// one back onto the first, where it would never be read. Each page after
+/// the first starts at the last id read; when it does not, the sweep starts
+/// over, so the refresh deletes the right document, whether another was
+/// added meanwhile (the same total) or not. A list that moves under every
+/// sweep fails the refresh (`not_cached`) and stays as it was. Before, the
+/// unread document was deleted from the cache and the deleted one kept.
+#[test]
+fn a_list_changed_while_its_ids_are_read_is_swept_again() {
+    for (moves, added) in [(1, false), (1, true), (3, true)] {
+        let mut service = Service::new(docs(1001));
+        let mut cache = Cache::new("t");
+        let mut prefetch = Pager::new(ListCall::Prefetch, args(Query::new(), 1000, 100));
+        drive(&mut prefetch, &service, &mut cache, 10.0).0.unwrap();
+        let before = all_keys(&mut cache);
+        let (endpoint, query) = complete_lists(&cache)[0].clone();
+        let mut refresh = Refresh::start(&cache, endpoint, query).unwrap();
+        let (config, mut sweeps, mut moved) = (config(), 0, 0);
+        let result = loop {
+            match refresh.step(&config) {
+                Ok(Step::Fetch { request, .. }) => {
+                    let sweep = request.url.contains("fields=meta");
+                    sweeps += usize::from(sweep && request.url.contains("offset=0"));
+                    if sweep && !request.url.contains("offset=0") && moved < moves {
+                        // The first document goes; a new one (last in the
+                        // service's order, by id) may come.
+                        service.docs.remove(0);
+                        if added {
+                            let mut new = docs(1).remove(0);
+                            new["meta"]["id"] = json!(format!("{}", 5000 + moved));
+                            service.docs.push(new);
+                        }
+                        moved += 1;
+                    }
+                    let mut page = request.answer(service.get(&request.url), KEY).unwrap();
+                    let at = cache.stamp(20.0);
+                    if let Err(error) = refresh.receive(Some(&mut cache), &mut page, at) {
+                        break Err(error);
+                    }
+                }
+                Ok(Step::Write) => {
+                    let change = refresh.write(&cache).unwrap();
+                    cache.apply(change);
+                }
+                Ok(Step::Done(done)) => break Ok(done),
+                Err(error) => break Err(error),
+            }
+        };
+        let service_keys: BTreeMap<String, u64> = service.docs.iter().map(key).collect();
+        if moves == 1 {
+            let (changed, total) = (usize::from(added), service_keys.len());
+            let done = Done::Refreshed {
+                changed,
+                deleted: 1,
+                total,
+            };
+            assert_eq!(result.unwrap(), done, "added: {added}");
+            assert_eq!(sweeps, 2, "the sweep started over once");
+            assert_eq!(all_keys(&mut cache), service_keys);
+        } else {
+            let error = result.unwrap_err();
+            assert_eq!(error.code(), "not_cached", "{error}");
+            assert_eq!(sweeps, 3, "the sweep started over twice");
+            assert_eq!(all_keys(&mut cache), before, "the list as it was");
+        }
+    }
+}
+
 #[test]
 fn refreshing_a_list_that_is_not_complete_is_not_cached() {
     let cache = Cache::new("t");

@@ -11,6 +11,8 @@
 //! 2. the list's ids and revisions, `fields=meta(id,revision)` in pages of
 //!    1000 ([`sweep_query`]): what is gone was deleted, and a listed revision
 //!    newer than the cached one is a change whose `updatedAt` did not move;
+//!    each page after the first starts at the last id read, and a list that
+//!    moved meanwhile is swept again ([`SWEEP_RESTARTS`] times at most);
 //! 3. those documents by id ([`fetch_queries`], a few dozen per request).
 //!
 //! ```
@@ -28,10 +30,11 @@
 //! # Ok::<(), content_repo::Error>(())
 //! ```
 
-use super::{sweep_entries, Cache, Change, Kind, Swept};
+use super::{not_cached, sweep_entries, Cache, Change, Kind, Swept};
 use crate::client::pager::{Done, Paging, Step, Via};
 use crate::client::request::{Request, Response};
 use crate::error::{Error, Result};
+use crate::hash::Set;
 use crate::http::response::{next_offset, Expect};
 use crate::http::ClientConfig;
 use crate::query::encode::form_decode;
@@ -45,6 +48,9 @@ pub const PAGE: u32 = 1000;
 pub const MAX_PAGES: u64 = 1000;
 /// Ids per request when fetching documents by id.
 pub const IDS_PER_REQUEST: usize = 40;
+/// How often a sweep starts over when the list changed on the service
+/// while it was read (its pages are read by offset).
+pub const SWEEP_RESTARTS: u32 = 2;
 
 /// The variant's parameters (`locale`, `embedAssets`, `includes`) of `query`.
 pub fn variant(query: &Query) -> Result<Query> {
@@ -106,6 +112,18 @@ pub fn fetch_queries(query: &Query, ids: &[Vec<u8>]) -> Result<Vec<Query>> {
     Ok(queries)
 }
 
+/// How far before the next position a sweep page after `pages` pages
+/// starts: at the last id read, after the first page.
+fn overlap(pages: u64) -> u64 {
+    u64::from(pages > 0)
+}
+
+/// Whether a sweep's ids are each listed once.
+fn once_each(swept: &[Swept]) -> bool {
+    let unique: Set<&[u8]> = swept.iter().map(|(id, _)| id.as_slice()).collect();
+    unique.len() == swept.len()
+}
+
 /// The complete lists of `cache`, as the endpoint and variant query to
 /// refresh each with (`refreshOnReconnect`).
 pub fn complete_lists(cache: &Cache) -> Vec<(Endpoint, Query)> {
@@ -153,6 +171,8 @@ pub struct Refresh {
     first_at: Option<f64>,
     changes: Change,
     swept: Vec<Swept>,
+    /// Sweeps started over ([`SWEEP_RESTARTS`] at most).
+    restarts: u32,
 }
 
 impl Refresh {
@@ -171,7 +191,15 @@ impl Refresh {
             first_at: None,
             changes: Change::default(),
             swept: Vec::new(),
+            restarts: 0,
         })
+    }
+}
+
+impl Refresh {
+    /// The id the sweep read last.
+    fn last_id(&self) -> Option<Vec<u8>> {
+        self.swept.last().map(|(id, _)| id.clone())
     }
 }
 
@@ -192,7 +220,10 @@ impl Paging for Refresh {
                     "the list has more than {MAX_PAGES} pages of {PAGE}: it was not refreshed"
                 )))
             }
-            (Phase::Sweep, Some(offset)) => sweep_query(&self.query, offset)?,
+            // After the first page, each starts at the last id read.
+            (Phase::Sweep, Some(offset)) => {
+                sweep_query(&self.query, offset.saturating_sub(overlap(self.pages)))?
+            }
             (Phase::Fetch(queries), _) => match queries.pop() {
                 Some(query) => query,
                 None => {
@@ -235,9 +266,31 @@ impl Paging for Refresh {
         let offset = self.next.unwrap_or(0);
         let next = next_offset(page.facts, offset, u64::from(PAGE));
         if let Phase::Sweep = self.phase {
-            self.swept.extend(sweep_entries(&page.body));
+            // Pages are read by offset: a document deleted on the service
+            // meanwhile would move the later ones back, one of them onto a
+            // page already read, never to be read, then taken for deleted.
+            // Each page after the first starts at the last id read: when
+            // that is not the one it starts with, the list moved, and the
+            // sweep starts over.
+            let mut entries = sweep_entries(&page.body).into_iter();
+            let asked = offset.saturating_sub(overlap(self.pages));
+            let next = next_offset(page.facts, asked, u64::from(PAGE));
+            let moved = self.pages > 0 && entries.next().map(|(id, _)| id) != self.last_id();
+            self.swept.extend(entries);
             self.pages += 1;
             self.next = next;
+            if moved || (next.is_none() && !once_each(&self.swept)) {
+                if self.restarts >= SWEEP_RESTARTS {
+                    return Err(not_cached(format!(
+                        "the list changed on the service {} times while its ids were read: it was \
+                         left as it was; refresh it again",
+                        self.restarts + 1
+                    )));
+                }
+                self.restarts += 1;
+                (self.swept, self.pages, self.next) = (Vec::new(), 0, Some(0));
+                return Ok(Some((0, page.facts.total.unwrap_or(0))));
+            }
             if next.is_none() {
                 let missing = cache.refresh_missing(&self.query, &self.changes, &self.swept);
                 let mut queries = fetch_queries(&self.query, &missing)?;
