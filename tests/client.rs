@@ -1005,10 +1005,23 @@ fn endpoints_queries_and_signals_are_read() {
             _ => Arg::Undefined,
         })
     };
-    assert_eq!(
-        raw(text("collections/a b")).unwrap(),
-        Endpoint::Raw(vec!["collections".into(), "a b".into()])
-    );
+    // The path of a typed endpoint is that endpoint; any other path is raw.
+    let cases = [
+        ("collections/a b", Endpoint::Collection("a b".into())),
+        ("/documents", Endpoint::Documents),
+        ("documents/1", Endpoint::Document("1".into())),
+        ("alias/home", Endpoint::Alias("home".into())),
+        ("assets/7", Endpoint::Asset("7".into())),
+        ("collections", Endpoint::Raw(vec!["collections".into()])),
+        (
+            "documents/1/x",
+            Endpoint::Raw(vec!["documents".into(), "1".into(), "x".into()]),
+        ),
+        ("tags/a", Endpoint::Raw(vec!["tags".into(), "a".into()])),
+    ];
+    for (path, expected) in cases {
+        assert_eq!(raw(text(path)).unwrap(), expected, "{path}");
+    }
     assert_eq!(raw(Arg::Undefined).unwrap(), Endpoint::Repository);
     assert_eq!(options::invalidated(&|_: &[&str]| Arg::Null).unwrap(), None);
     assert_eq!(options::query(&Arg::Null).unwrap(), None);
@@ -1112,6 +1125,43 @@ fn typed_requests_and_list_calls_are_read_in_order() {
         "https://cms.example.com/v1/demo/alias/home?locale=de"
     );
     assert_eq!(request.expect, Expect::Document);
+    // `get` of a typed endpoint's path, or of its object, is that typed
+    // method's request (the same URL, checked and cached alike); any other
+    // path is any JSON.
+    let typed = [
+        (
+            Target::Collection,
+            text("posts"),
+            "collections/posts",
+            Expect::List,
+        ),
+        (Target::Documents, Arg::Undefined, "documents", Expect::List),
+        (Target::Document, text("7"), "documents/7", Expect::Document),
+        (Target::Asset, text("7"), "assets/7", Expect::Document),
+        (Target::Alias, text("home"), "alias/home", Expect::Document),
+    ];
+    for (target, name, path, expect) in typed {
+        let query = text("limit=5");
+        let method = options::request(target, &id(name), &query, &none, &config()).unwrap();
+        let get = options::request(Target::Any, &id(text(path)), &query, &none, &config());
+        assert_eq!(get.unwrap(), method, "{path}");
+        assert_eq!(method.expect, expect, "{path}");
+    }
+    let object = |path: &[&str]| match path {
+        [] => Arg::Object,
+        ["collection"] => text("posts"),
+        _ => Arg::Undefined,
+    };
+    let get = options::request(Target::Any, &object, &Arg::Undefined, &none, &config());
+    assert_eq!(get.unwrap().expect, Expect::List);
+    let other = options::request(
+        Target::Any,
+        &id(text("tags")),
+        &Arg::Undefined,
+        &none,
+        &config(),
+    );
+    assert_eq!(other.unwrap().expect, Expect::Any);
     // The id is checked before the query, the query before the options.
     let error = options::request(
         Target::Document,

@@ -393,7 +393,13 @@ impl LastRequest {
             Target::Alias => (named("the alias api id", Endpoint::Alias), Expect::Document),
             Target::Asset => (named("the asset id", Endpoint::Asset), Expect::Document),
             Target::Repository => (Ok(Endpoint::Repository), Expect::Any),
-            Target::Any => (endpoint(id), Expect::Any),
+            Target::Any => match endpoint(id) {
+                Ok(endpoint) => {
+                    let expect = expect_of(&endpoint);
+                    (Ok(endpoint), expect)
+                }
+                Err(error) => (Err(error), Expect::Any),
+            },
         };
         let (endpoint, text) = (endpoint?, query_text(query)?.unwrap_or_default());
         let same = |(last, request): &(String, Rc<Request>)| {
@@ -412,6 +418,17 @@ impl LastRequest {
                 Ok(request)
             }
         }
+    }
+}
+
+/// What `endpoint` answers with: a list, one document, or any JSON (a raw
+/// endpoint, the repository info). `get` of a typed endpoint's path is that
+/// endpoint's request: checked, answered and cached as the typed method's.
+fn expect_of(endpoint: &Endpoint) -> Expect {
+    match endpoint {
+        Endpoint::Documents | Endpoint::Collection(_) => Expect::List,
+        Endpoint::Document(_) | Endpoint::Alias(_) | Endpoint::Asset(_) => Expect::Document,
+        Endpoint::Repository | Endpoint::Raw(_) => Expect::Any,
     }
 }
 

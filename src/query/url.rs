@@ -39,6 +39,9 @@ pub enum Endpoint {
 impl Endpoint {
     /// Parses a raw endpoint string: split on `/`, each segment checked and
     /// later encoded. A leading `/` is ignored; `""` is the repository info.
+    /// The paths of the typed endpoints are those endpoints
+    /// (`"collections/posts"` is `Collection("posts")`): the same request,
+    /// answered and cached the same way.
     pub fn raw(text: &str) -> Result<Endpoint> {
         let text = text.strip_prefix('/').unwrap_or(text);
         if text.is_empty() {
@@ -48,7 +51,18 @@ impl Endpoint {
         for segment in text.split('/') {
             segments.push(check_segment(segment, "an endpoint segment")?.to_owned());
         }
-        Ok(Endpoint::Raw(segments))
+        let typed = match (segments.as_slice(), segments.get(1).cloned()) {
+            ([only], None) if only == "documents" => Endpoint::Documents,
+            ([kind, _], Some(id)) => match kind.as_str() {
+                "documents" => Endpoint::Document(id),
+                "collections" => Endpoint::Collection(id),
+                "alias" => Endpoint::Alias(id),
+                "assets" => Endpoint::Asset(id),
+                _ => Endpoint::Raw(segments),
+            },
+            _ => Endpoint::Raw(segments),
+        };
+        Ok(typed)
     }
 
     /// Validates the id of a typed endpoint.
