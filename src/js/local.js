@@ -1,9 +1,33 @@
 // The JavaScript side of sortDocuments, selectFields and applyQuery
 // (src/wasm/local.rs): documents stay JavaScript objects, and only what the
 // engine needs crosses into WebAssembly, as JSON text written here with
-// JSON.stringify.
+// exactJson (JSON.stringify, with Infinity written as 1e400).
 
 const hasOwn = Object.prototype.hasOwnProperty;
+
+// Stand-ins for the numbers JSON.stringify writes as null: a string no
+// document holds (a random part of its own), replaced in the text.
+const tag = `\u{10FFFF}content-repo:${Math.random().toString(36).slice(2)}:`;
+const [POSITIVE, NEGATIVE] = [`"${tag}+"`, `"${tag}-"`];
+function standIn(key, value) {
+  if (value === Infinity) return `${tag}+`;
+  if (value === -Infinity) return `${tag}-`;
+  return value;
+}
+
+/**
+ * `JSON.stringify(value)`, but for Infinity and -Infinity (what
+ * `JSON.parse` gives for 1e400), which it writes as null: they are written
+ * 1e400 and -1e400, so the engine orders, selects and stores them as the
+ * numbers they are. The text is written again only when it holds a null.
+ */
+export function exactJson(value) {
+  const text = JSON.stringify(value);
+  if (typeof text !== "string" || !text.includes("null")) return text;
+  const exact = JSON.stringify(value, standIn);
+  if (!exact.includes(tag)) return text;
+  return exact.replaceAll(POSITIVE, "1e400").replaceAll(NEGATIVE, "-1e400");
+}
 const isObject = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** The documents of a list (an array, or `data` of an envelope), or undefined. */
@@ -34,7 +58,7 @@ export function sortRows(docs, flat) {
     }
     rows[i] = row;
   }
-  return JSON.stringify(rows);
+  return exactJson(rows);
 }
 
 /** The documents at the positions `order`, in that order. */
@@ -60,12 +84,12 @@ export function listJson(value, order) {
     if (!isObject(d)) return one ? -1 : order === undefined ? i : order[i];
     data[i] = d;
   }
-  if (one) return JSON.stringify(data[0]);
-  if (Array.isArray(value)) return JSON.stringify(data);
+  if (one) return exactJson(data[0]);
+  if (Array.isArray(value)) return exactJson(data);
   // Own data properties only: `__proto__` is a key like any other.
   const out = {};
   for (const key of Object.keys(value)) {
     Object.defineProperty(out, key, { value: key === "data" ? data : value[key], enumerable: true, writable: true, configurable: true });
   }
-  return JSON.stringify(out);
+  return exactJson(out);
 }

@@ -1,5 +1,7 @@
 // The JavaScript side of DocumentStore (src/wasm/store.rs).
 
+import { exactJson } from "./local.js";
+
 const encoder = new TextEncoder();
 
 /**
@@ -12,10 +14,10 @@ export function encodeUtf8Into(text, from, memory, at, room) {
   return [read, written];
 }
 
-/** `JSON.stringify(value)`, or undefined when it throws or gives no text. */
+/** `exactJson(value)`, or undefined when it throws or gives no text. */
 export function stringify(value) {
   try {
-    const text = JSON.stringify(value);
+    const text = exactJson(value);
     return typeof text === "string" ? text : undefined;
   } catch {
     return undefined;

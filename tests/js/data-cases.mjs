@@ -125,6 +125,31 @@ export const dataCases = {
     same(sorted, [...sorted].sort((a, b) => a - b), "sortDocuments on f64");
   },
 
+  async "Infinity and -Infinity in JavaScript values stay themselves and order as 1e400 and -1e400"(sdk) {
+    const text = `{"data":[{"fields":{"n":1e400,"z":null,"s":"null"},${meta(1)}},{"fields":{"n":5,"z":[null,1e400]},${meta(2)}},{"fields":{"n":-1e400,"z":{"a":null}},${meta(3)}},{"fields":{"z":null},${meta(4)}}],"meta":{"total":4}}`;
+    const parsed = JSON.parse(text);
+    const query = new sdk.Query().sort("fields.n", "ASC").limit(10);
+    const expected = ["3", "2", "1", "4"];
+    // Every path, values included: the order, and each value as JSON.parse gives it.
+    await everyPath(sdk, text, query, (list, where) => {
+      if (where !== "network") same(list.data.map((d) => d.meta.id), expected, `${where}: order`);
+      for (const doc of list.data) same(doc.fields, parsed.data[Number(doc.meta.id) - 1].fields, `${where}: fields of ${doc.meta.id}`);
+    });
+    same(sdk.sortDocuments(parsed.data, query).map((d) => d.meta.id), expected, "sortDocuments");
+    same(sdk.sortDocuments(parsed.data, new sdk.Query().sort("fields.n", "DESC")).map((d) => d.meta.id), ["1", "2", "3", "4"], "sortDocuments DESC");
+    same(sdk.selectFields(parsed.data[0], "n,z,s").fields, { n: Infinity, z: null, s: "null" }, "selectFields");
+    same(sdk.selectFields(parsed.data[1], "z").fields, { z: [null, Infinity] }, "selectFields in an array");
+    // What JSON.parse never gives is written as JSON.stringify writes it.
+    same(sdk.selectFields({ fields: { n: NaN, m: -Infinity }, meta: { id: "x" } }, "n,m").fields, { n: null, m: -Infinity }, "NaN");
+    // A revision of Infinity is the highest.
+    const store = new sdk.DocumentStore();
+    store.put([{ fields: { v: "new" }, meta: { id: "r", revision: Infinity } }]);
+    check(store.put([{ fields: { v: "old" }, meta: { id: "r", revision: 5 } }]) === 0, "a lower revision is not written");
+    same(store.get("r").fields.v, "new", "revision Infinity kept");
+    same(store.get("r").meta.revision, Infinity, "revision read back");
+    store.free();
+  },
+
   async "10,000 levels of nesting are read, selected and returned"(sdk) {
     const depth = 10_000;
     const deep = "[".repeat(depth) + "1" + "]".repeat(depth);
