@@ -336,6 +336,17 @@ fn parse_reads_the_wire_form_back() {
     }
     assert_eq!(code(Query::parse("fields=a%28")), "invalid_selection");
     assert_eq!(code(Query::parse("sorting[fields.a]=up")), "invalid_sort");
+    // A filter target without its content type names what is missing (not
+    // `a` as a field of content type `fields`).
+    for target in ["fields.a", "meta.id"] {
+        let error = Query::parse(&format!("filters[0][{target}][equal]=1")).unwrap_err();
+        let message = error.to_string();
+        assert!(
+            message.contains("<contentType|*>.<fields|meta>.<field>"),
+            "{message}"
+        );
+        assert!(message.contains(target), "{message}");
+    }
 }
 
 // ------------------------------------------------------------ the JavaScript setters

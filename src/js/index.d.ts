@@ -790,8 +790,11 @@ export class Client {
    */
   pages<F = Record<string, unknown>>(endpoint: ListEndpointSpec, query?: QueryInput, options?: RequestOptions): Pages<F>;
   /**
-   * Every page of a list collected into one list (`meta.count` and
-   * `meta.total` are the number of documents). Rejects with
+   * Every page of a list collected into one list: `meta.count` (and
+   * `meta.limit`) is the number of documents gathered, `meta.offset` the
+   * query's, and `meta.total` where the list ended as read (`offset +
+   * count`: the list's length, even when the service's `meta.total` said
+   * more and its pages ended sooner). Rejects with
    * `invalid_argument` when the list has more than `maxPages` pages.
    */
   all<F = Record<string, unknown>>(

@@ -592,12 +592,17 @@ impl Query {
                         [join, target, op] => (Join::parse(join)?, target, op),
                         _ => return Err(unknown_parameter(&name)),
                     };
-                    let (content_type, field) = target.split_once('.').ok_or_else(|| {
+                    let invalid = || {
                         Error::invalid_argument(format!(
                             "invalid filter {}: expected [<contentType|*>.<fields|meta>.<field>]",
                             quoted(&name)
                         ))
-                    })?;
+                    };
+                    let (content_type, field) = target.split_once('.').ok_or_else(invalid)?;
+                    // `fields.a` without its content type: the scope is not one.
+                    if !field.contains('.') && matches!(content_type, "fields" | "meta") {
+                        return Err(invalid());
+                    }
                     filters.push((index, Filter::new(field, op, value, join, content_type)?));
                 }
                 _ => return Err(unknown_parameter(&name)),
