@@ -720,6 +720,70 @@ fn two_tabs_keep_the_revision_rule() {
     );
 }
 
+/// Two tabs share a storage. Tab B receives the whole list of posts at
+/// 1500; tab A's refresh at 2000 finds a new document; B's write of its
+/// earlier response lands after A's. The list that arrived last stays, in
+/// storage as in memory: before, both tabs wrote one key, the last writer
+/// won, and a reload lost the new document. The records of the list are one
+/// again after the reload.
+#[test]
+fn a_list_recorded_late_never_undoes_membership_that_arrived_after_it() {
+    let mut storage = Storage::default();
+    let mut a = Cache::new("a");
+    record_three(&mut a, &mut storage);
+    let mut b = storage.load("b");
+    let b_arrived = b.stamp(1500.0);
+    let four = doc(4, 1, "d", "2024-01-04T00:00:00.000Z");
+    let at = a.stamp(2000.0);
+    let page = Rc::new(list(vec![four.clone()], 1).to_string());
+    let delta = a
+        .plan_response(None, &posts(), &Query::new(), Kind::List, page, at)
+        .unwrap();
+    let mut listed = three();
+    listed.push(four);
+    let counts = refresh_posts(&mut a, &mut storage, delta, &swept(&listed), at);
+    assert_eq!(counts, (1, 0, 4));
+    let text = Rc::new(list(three(), 3).to_string());
+    record_at(
+        &mut b,
+        &mut storage,
+        URL,
+        &posts(),
+        &Query::new(),
+        Kind::List,
+        text,
+        b_arrived,
+    );
+    let total = |cache: &mut Cache| {
+        body(&cache.answer_list("q", &posts(), &Query::new()).unwrap())["meta"]["total"].clone()
+    };
+    assert_eq!(total(&mut a), 4);
+    assert_eq!(total(&mut b), 3, "B never saw A's refresh");
+    let lists = |storage: &Storage| {
+        storage
+            .entries
+            .keys()
+            .filter(|key| key.starts_with("l:"))
+            .count()
+    };
+    assert_eq!(
+        lists(&storage),
+        2,
+        "one record each tab wrote last: {:?}",
+        storage.entries.keys().collect::<Vec<_>>()
+    );
+    let mut reloaded = storage.load("r");
+    assert_eq!(total(&mut reloaded), 4, "after a reload");
+    // The load deleted the older record; a tab that records the list later
+    // again replaces its own.
+    let (_, change) = Cache::new("c").load(storage.entries.clone().into_iter().collect());
+    storage.write(&change);
+    assert_eq!(lists(&storage), 1);
+    record_three(&mut reloaded, &mut storage);
+    assert_eq!(lists(&storage), 1);
+    assert_eq!(total(&mut storage.load("s")), 3);
+}
+
 #[test]
 fn max_bytes_evicts_least_recently_used_lists_whole() {
     let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
@@ -1917,12 +1981,13 @@ impl Events {
 }
 
 /// One tab: its cache, the events it knows, and the members of posts and of
-/// featured it holds (none when the list is not complete in it).
+/// featured it holds (none when the list is not complete in it), featured's
+/// with the time it arrived.
 struct Tab {
     cache: Cache,
     known: Vec<usize>,
     posts: Option<Vec<u32>>,
-    featured: Option<Vec<u32>>,
+    featured: Option<(f64, Vec<u32>)>,
 }
 
 /// The ids of `mask` (bit 0: id 1).
@@ -1947,8 +2012,10 @@ proptest! {
     /// which loses and regains documents; they reload now and then. Each
     /// tab's memory holds a document (whole) exactly when, among the events
     /// it knows, a response listing it (whole) arrived after its latest
-    /// deletion, a list is complete exactly when each member is held, and a
-    /// reload of the storage agrees with all events.
+    /// deletion, a list is complete exactly when each member is held, its
+    /// members are those of the response that arrived last (whichever tab
+    /// recorded it, and whenever), and a reload of the storage agrees with
+    /// all events.
     #[test]
     fn deletions_across_tabs_follow_the_order_of_arrival(steps in prop::collection::vec(step(), 1..24)) {
         let mut storage = Storage::default();
@@ -1970,7 +2037,7 @@ proptest! {
             events.add(&mut first.known, (10.0, id, Event::Listed { whole: true }));
         }
         // The members of the lists as last written to the storage.
-        let (mut stored_posts, mut stored_featured) = (all.clone(), None::<Vec<u32>>);
+        let (mut stored_posts, mut stored_featured) = (all.clone(), None::<(f64, Vec<u32>)>);
         let known = first.known.clone();
         let second = Tab { cache: storage.load("b0"), known, posts: Some(all.clone()), featured: None };
         let mut tabs = [first, second];
@@ -1978,7 +2045,8 @@ proptest! {
         title.fields("title").unwrap();
         for (index, step) in steps.into_iter().enumerate() {
             let now = 100.0 * (index as f64 + 1.0);
-            let arrived = |late: u8| now - 100.0 * f64::from(late) - 50.0;
+            // (No two steps' arrivals at the same time.)
+            let arrived = |late: u8| now - 100.0 * f64::from(late) - 50.0 + index as f64 / 1000.0;
             match step {
                 Step::Respond { tab, id, whole, late } => {
                     let tab = &mut tabs[tab];
@@ -2007,9 +2075,13 @@ proptest! {
                     for &id in &ids {
                         events.add(&mut tab.known, (arrived, id, Event::Listed { whole: true }));
                     }
-                    if complete {
-                        tab.featured = Some(ids.clone());
-                        stored_featured = Some(ids);
+                    // The members that arrived last stay, in memory and stored.
+                    let later = |list: &Option<(f64, Vec<u32>)>| list.as_ref().map_or(true, |(at, _)| *at <= arrived);
+                    if complete && later(&tab.featured) {
+                        tab.featured = Some((arrived, ids.clone()));
+                    }
+                    if complete && later(&stored_featured) {
+                        stored_featured = Some((arrived, ids));
                     }
                 }
                 Step::Refresh { tab, listed } => {
@@ -2043,7 +2115,7 @@ proptest! {
                     storage.write(&collect);
                     tab.cache.apply(collect);
                     // A document another complete list holds stays.
-                    let elsewhere = tab.featured.clone().unwrap_or_default();
+                    let elsewhere = tab.featured.clone().map(|(_, ids)| ids).unwrap_or_default();
                     for &id in members.iter().filter(|id| !listed.contains(id) && !elsewhere.contains(id)) {
                         events.add(&mut tab.known, (now + 1.0, id, Event::Deleted));
                     }
@@ -2076,7 +2148,8 @@ proptest! {
                     ids
                 });
                 // A whole query: answered when every member is held whole.
-                let whole = tab.featured.clone().filter(|ids| ids.iter().all(|&id| events.held(&tab.known, id, true)));
+                let whole = (tab.featured.clone().map(|(_, ids)| ids))
+                    .filter(|ids| ids.iter().all(|&id| events.held(&tab.known, id, true)));
                 prop_assert_eq!(ids, whole, "{} answers featured (step {})", name, index);
             }
         }
@@ -2091,7 +2164,7 @@ fn sessions_reload(
     events: &Events,
     session: usize,
     posts: &[u32],
-    featured: Option<&Vec<u32>>,
+    featured: Option<&(f64, Vec<u32>)>,
 ) {
     let known: Vec<usize> = (0..events.log.len()).collect();
     let complete = |ids: &[u32]| ids.iter().all(|&id| events.held(&known, id, false));
@@ -2105,7 +2178,7 @@ fn sessions_reload(
     *tab = Tab {
         cache,
         posts: complete(posts).then(|| posts.to_vec()),
-        featured: featured.filter(|ids| complete(ids)).cloned(),
+        featured: featured.filter(|(_, ids)| complete(ids)).cloned(),
         known,
     };
 }

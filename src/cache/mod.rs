@@ -173,6 +173,10 @@ struct List {
     members: Set<Rc<[u8]>>,
     fetched_at: f64,
     used: u64,
+    /// The storage key of its record: a new one at each write (as a
+    /// segment's), so that deleting a record read never deletes one another
+    /// tab wrote meanwhile; the newest record is the list at a reload.
+    key: String,
 }
 
 /// An answer from the cache: JSON text.
@@ -354,7 +358,7 @@ struct Loading {
     errors: Vec<Error>,
     stale: Vec<String>,
     segments: Vec<(String, Segment, Option<Batch>)>,
-    lists: Vec<(String, String, Vec<Vec<u8>>, f64)>,
+    lists: Vec<ListRecord>,
     /// The entries of deleted documents read: variant, key, deletions
     /// (merged into one by `load_end` when a variant has several, or one of
     /// an earlier version).
@@ -436,10 +440,6 @@ fn record<'a>(key: &str, text: &'a str) -> Result<Record<'a>> {
         return Err(corrupt(key, format!("not of schema {SCHEMA}"), text));
     }
     Ok(record)
-}
-
-fn list_entry_key(variant: &str, endpoint: &str) -> String {
-    format!("l:{variant}\u{1f}{endpoint}")
 }
 
 impl Cache {
@@ -571,7 +571,7 @@ impl Cache {
                 && !batch.ids().any(|id| self.buried(&variant, id, now))
             {
                 let ids = batch.ids().map(<[u8]>::to_vec).collect();
-                Self::plan_list(&mut change, &variant, &segment.endpoint, ids, now);
+                self.plan_list(&mut change, &variant, &segment.endpoint, ids, now);
             }
         }
         if let (Kind::Document, Endpoint::Alias(name)) = (kind, endpoint) {
@@ -632,7 +632,21 @@ impl Cache {
         self.store(variant).commit_batch(batch);
     }
 
-    fn plan_list(change: &mut Change, variant: &str, endpoint: &str, ids: Vec<Vec<u8>>, now: f64) {
+    fn plan_list(
+        &self,
+        change: &mut Change,
+        variant: &str,
+        endpoint: &str,
+        ids: Vec<Vec<u8>>,
+        now: f64,
+    ) {
+        let known = (variant.to_owned(), endpoint.to_owned());
+        let replaced = self.lists.get(&known);
+        // Membership that arrived later stays: a response that arrived
+        // before it, recorded late, cannot undo it.
+        if replaced.is_some_and(|list| list.fetched_at > now) {
+            return;
+        }
         // An id is kept as text, or (holding a lone surrogate, so not UTF-8)
         // as the array of its WTF-8 bytes: a reload must find every member
         // again, byte for byte.
@@ -657,14 +671,22 @@ impl Cache {
             .number("v", SCHEMA as f64)
             .raw("ids", &stored_ids)
             .number("fetchedAt", now);
-        change.puts.push((
-            list_entry_key(variant, endpoint),
-            Put::Text(record.finish()),
-        ));
+        // `l:{variant}\u{1f}{endpoint}\u{1f}:{session}:{number}`; the record
+        // it replaces goes.
+        let (key, _) = self.entry_key(&format!("l:{variant}\u{1f}{endpoint}\u{1f}"));
+        change.deletes.extend(replaced.map(|list| list.key.clone()));
+        // One record of a list in a change: this one replaces an earlier.
+        let earlier = (change.lists.iter()).position(|(v, e, _)| v == variant && e == endpoint);
+        if let Some(position) = earlier {
+            let (_, _, earlier) = change.lists.remove(position);
+            change.puts.retain(|(key, _)| *key != earlier.key);
+        }
+        change.puts.push((key.clone(), Put::Text(record.finish())));
         let list = List {
             members: ids.into_iter().map(|id| Rc::from(id.as_slice())).collect(),
             fetched_at: now,
             used: 0,
+            key,
         };
         change
             .lists
@@ -701,7 +723,7 @@ impl Cache {
             });
         }
         let mut change = Change::default();
-        Self::plan_list(&mut change, &variant, &endpoint_key(endpoint), ids, now);
+        self.plan_list(&mut change, &variant, &endpoint_key(endpoint), ids, now);
         Ok(change)
     }
 
@@ -720,9 +742,15 @@ impl Cache {
             self.segments.insert(key, segment);
         }
         for (variant, endpoint, mut list) in change.lists {
+            let known = (variant, endpoint);
+            // (Two changes planned before either was written: the later
+            // arrival stays, as at a reload.)
+            if (self.lists.get(&known)).is_some_and(|kept| kept.fetched_at > list.fetched_at) {
+                continue;
+            }
             self.clock += 1;
             list.used = self.clock;
-            self.lists.insert((variant, endpoint), list);
+            self.lists.insert(known, list);
         }
         for (key, id) in change.aliases {
             self.aliases.insert(key, id);
@@ -889,7 +917,9 @@ impl Cache {
             }
         }
         for key in &dropped {
-            change.deletes.push(list_entry_key(&key.0, &key.1));
+            change
+                .deletes
+                .extend(self.lists.get(key).map(|list| list.key.clone()));
         }
         change.drop_lists = dropped;
         change
@@ -916,7 +946,10 @@ impl Cache {
             let segment = self.prepare_segment(&key, text);
             segment.map(|segment| self.pending.segments.push(segment))
         } else if let Some(rest) = key.strip_prefix("l:") {
-            read_list(&key, rest, &text).map(|list| self.pending.lists.push(list))
+            read_list(&key, rest, &text).map(|list| {
+                self.next.set(self.next.get().max(list.seq));
+                self.pending.lists.push(list);
+            })
         } else if let Some(rest) = key.strip_prefix("t:") {
             // `t:{variant}\u{1f}...`: deleted documents, an entry a refresh
             // (or a merge) wrote; `t:{variant}`: the one entry of a variant
@@ -1036,17 +1069,44 @@ impl Cache {
             }
             self.segments.insert(key, segment);
         }
-        for (variant, endpoint, ids, fetched_at) in lists {
-            let store = self.store(&variant);
+        // Of the records of one list (several tabs wrote it, or a write's
+        // delete of the one it replaced failed), the newest is the list; the
+        // others are deleted (no tab rewrites a record: none is newer).
+        let mut stale = stale;
+        let mut records: Map<(String, String), ListRecord> = Map::default();
+        let mut read = Vec::new();
+        for record in lists {
+            let known = (record.variant.clone(), record.endpoint.clone());
+            let order = |record: &ListRecord| (record.fetched_at, record.seq);
+            match records.get_mut(&known) {
+                Some(kept) if order(kept) >= order(&record) => stale.push(record.key),
+                Some(kept) => stale.push(std::mem::replace(kept, record).key),
+                None => {
+                    read.push(known.clone());
+                    records.insert(known, record);
+                }
+            }
+        }
+        // In the order read (the least recently used first).
+        for known in read {
+            let Some(record) = records.remove(&known) else {
+                continue;
+            };
+            let store = self.store(&known.0);
             // Every member must be stored for the list to be complete.
-            if ids.iter().all(|id| store.contains(id)) {
+            if record.ids.iter().all(|id| store.contains(id)) {
                 self.clock += 1;
                 let list = List {
-                    members: ids.iter().map(|id| Rc::from(id.as_slice())).collect(),
-                    fetched_at,
+                    members: record
+                        .ids
+                        .iter()
+                        .map(|id| Rc::from(id.as_slice()))
+                        .collect(),
+                    fetched_at: record.fetched_at,
                     used: self.clock,
+                    key: record.key,
                 };
-                self.lists.insert((variant, endpoint), list);
+                self.lists.insert(known, list);
             }
         }
         let mut change = Change {
@@ -1304,7 +1364,7 @@ impl Cache {
             .map(|id| (id.to_vec(), at))
             .collect();
         self.plan_tombstones(&mut changes, &key.0, dead, Some(at));
-        Self::plan_list(&mut changes, &key.0, &key.1, ids, now);
+        self.plan_list(&mut changes, &key.0, &key.1, ids, now);
         let count = deleted.len();
         if !gone.is_empty() {
             changes.removed.push((key.0.clone(), gone));
@@ -1550,17 +1610,43 @@ fn read_segment(key: &str, mut text: String) -> Result<(String, Segment, Option<
     Ok((key.to_owned(), segment, selection))
 }
 
-fn read_list(key: &str, rest: &str, text: &str) -> Result<(String, String, Vec<Vec<u8>>, f64)> {
-    let (variant, endpoint) = rest
-        .split_once('\u{1f}')
-        .ok_or_else(|| corrupt(key, "no endpoint in the key", text))?;
+fn read_list(key: &str, rest: &str, text: &str) -> Result<ListRecord> {
+    // `{variant}\u{1f}{endpoint}\u{1f}:{session}:{number}`, or an earlier
+    // version's `{variant}\u{1f}{endpoint}` (number 0).
+    let mut parts = rest.split('\u{1f}');
+    let (Some(variant), Some(endpoint)) = (parts.next(), parts.next()) else {
+        return Err(corrupt(key, "no endpoint in the key", text));
+    };
+    let seq = parts
+        .next()
+        .map_or(Some(0), |tail| tail.rsplit(':').next()?.parse().ok());
+    let seq = seq.ok_or_else(|| corrupt(key, "no number in the key", text))?;
     let value = record(key, text)?;
     let ids = value
         .raw("ids")
         .and_then(read_ids)
         .ok_or_else(|| corrupt(key, "no ids", text))?;
     let fetched_at = value.number("fetchedAt").unwrap_or(0.0);
-    Ok((variant.to_owned(), endpoint.to_owned(), ids, fetched_at))
+    Ok(ListRecord {
+        variant: variant.to_owned(),
+        endpoint: endpoint.to_owned(),
+        ids,
+        fetched_at,
+        key: key.to_owned(),
+        seq,
+    })
+}
+
+/// A stored list record, as read.
+#[derive(Debug)]
+struct ListRecord {
+    variant: String,
+    endpoint: String,
+    ids: Vec<Vec<u8>>,
+    fetched_at: f64,
+    key: String,
+    /// The number of its key (0 for an earlier version's).
+    seq: u64,
 }
 
 /// The ids of a list record: strings, or arrays of WTF-8 bytes.
