@@ -22,10 +22,13 @@
 //!   earlier (recorded late, or read at a reload) does not.
 //! - A list (an endpoint in a variant) is **complete** when one response
 //!   held all of it or when every page of it was recorded ([`Cache::plan_complete`]):
-//!   its member ids are kept (`l:` entries). A query on a complete list is
-//!   answered by the store, over the members, when every member covers the
-//!   query's selection and sort keys; otherwise from the exact URL's
-//!   response; otherwise `not_cached`: never a thinner answer.
+//!   its member ids are kept (`l:` entries, a new key at each write, never
+//!   rewritten: the newest by arrival is the list at a load, so that a tab
+//!   writing an earlier response last cannot undo another's newer list). A
+//!   query on a complete list is answered by the store, over the members,
+//!   when every member covers the query's selection and sort keys; otherwise
+//!   from the exact URL's response, unless the cache knows newer of one of
+//!   its documents; otherwise `not_cached`: never a thinner answer.
 //! - Memory is bounded by [`Cache::set_max_bytes`]: the least recently used
 //!   lists (and responses that belong to none) are evicted whole. A segment
 //!   no document and no URL uses any more is deleted.
