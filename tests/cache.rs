@@ -736,9 +736,10 @@ fn a_list_recorded_late_never_undoes_membership_that_arrived_after_it() {
     let four = doc(4, 1, "d", "2024-01-04T00:00:00.000Z");
     let at = a.stamp(2000.0);
     let page = Rc::new(list(vec![four.clone()], 1).to_string());
-    let delta = a
-        .plan_response(None, &posts(), &Query::new(), Kind::List, page, at)
-        .unwrap();
+    // The refresh's delta: the documents updated since the newest cached.
+    let since = content_repo::cache::refresh::delta_query(&Query::new(), Some("2024-01-03"), 0);
+    let delta = a.plan_response(None, &posts(), &since.unwrap(), Kind::List, page, at);
+    let delta = delta.unwrap();
     let mut listed = three();
     listed.push(four);
     let counts = refresh_posts(&mut a, &mut storage, delta, &swept(&listed), at);

@@ -678,12 +678,6 @@ impl Cache {
         // it replaces goes.
         let (key, _) = self.entry_key(&format!("l:{variant}\u{1f}{endpoint}\u{1f}"));
         change.deletes.extend(replaced.map(|list| list.key.clone()));
-        // One record of a list in a change: this one replaces an earlier.
-        let earlier = (change.lists.iter()).position(|(v, e, _)| v == variant && e == endpoint);
-        if let Some(position) = earlier {
-            let (_, _, earlier) = change.lists.remove(position);
-            change.puts.retain(|(key, _)| *key != earlier.key);
-        }
         change.puts.push((key.clone(), Put::Text(record.finish())));
         let list = List {
             members: ids.into_iter().map(|id| Rc::from(id.as_slice())).collect(),
@@ -1076,25 +1070,22 @@ impl Cache {
         // delete of the one it replaced failed), the newest is the list; the
         // others are deleted (no tab rewrites a record: none is newer).
         let mut stale = stale;
-        let mut records: Map<(String, String), ListRecord> = Map::default();
-        let mut read = Vec::new();
+        // (A few lists: a vector, in the order read, the least recently used
+        // first.)
+        let mut records: Vec<ListRecord> = Vec::new();
         for record in lists {
-            let known = (record.variant.clone(), record.endpoint.clone());
             let order = |record: &ListRecord| (record.fetched_at, record.seq);
-            match records.get_mut(&known) {
+            let same = |kept: &&mut ListRecord| {
+                kept.variant == record.variant && kept.endpoint == record.endpoint
+            };
+            match records.iter_mut().find(same) {
                 Some(kept) if order(kept) >= order(&record) => stale.push(record.key),
                 Some(kept) => stale.push(std::mem::replace(kept, record).key),
-                None => {
-                    read.push(known.clone());
-                    records.insert(known, record);
-                }
+                None => records.push(record),
             }
         }
-        // In the order read (the least recently used first).
-        for known in read {
-            let Some(record) = records.remove(&known) else {
-                continue;
-            };
+        for record in records {
+            let known = (record.variant, record.endpoint);
             let store = self.store(&known.0);
             // Every member must be stored for the list to be complete.
             if record.ids.iter().all(|id| store.contains(id)) {
@@ -1403,20 +1394,22 @@ impl Cache {
         if segment.kind == Kind::Other {
             return false;
         }
-        let variant = &segment.variant;
+        let (variant, text) = (&segment.variant, segment.text.as_str());
         let store = self.variants.get(variant);
-        let Ok(batch) =
-            DocumentStore::default().prepare(&segment.text, None, segment.fetched_at, true)
-        else {
-            return false;
+        let documents = match segment.kind {
+            Kind::List => sweep_entries(text),
+            // One document: the whole text.
+            _ => {
+                let whole = 0..text.len();
+                entries(text, vec![whole])
+            }
         };
-        let newer = batch.revisions().any(|(id, revision)| {
+        documents.iter().any(|(id, revision)| {
             self.buried(variant, id, segment.fetched_at)
                 || store
                     .and_then(|store| store.revision_of(id))
-                    .is_some_and(|held| revision < held)
-        });
-        newer
+                    .is_some_and(|held| revision.as_deref() < held)
+        })
     }
 
     /// The answer to a list query: computed by the store of its variant
@@ -1705,10 +1698,15 @@ fn updated_at(text: &str) -> Option<String> {
 /// `meta(id,revision)` documents), read as the store reads them; documents
 /// without an id are skipped.
 pub fn sweep_entries(text: &str) -> Vec<Swept> {
+    let ranges = list_documents(text).unwrap_or_default();
+    entries(text, ranges)
+}
+
+/// The id and revision order key of each document of `text` at `ranges`.
+fn entries(text: &str, ranges: Vec<std::ops::Range<usize>>) -> Vec<Swept> {
     let bytes = text.as_bytes();
     let mut scratch = Vec::new();
-    list_documents(text)
-        .unwrap_or_default()
+    ranges
         .into_iter()
         .filter_map(|range| {
             let found = probe(bytes, range, &["id", "revision"], &[]).ok()?;

@@ -281,11 +281,10 @@ impl Paging for Refresh {
             self.next = next;
             if moved || (next.is_none() && !once_each(&self.swept)) {
                 if self.restarts >= SWEEP_RESTARTS {
-                    return Err(not_cached(format!(
-                        "the list changed on the service {} times while its ids were read: it was \
-                         left as it was; refresh it again",
-                        self.restarts + 1
-                    )));
+                    return Err(not_cached(
+                        "the list changed on the service each time its ids were read: it was left \
+                         as it was; refresh it again",
+                    ));
                 }
                 self.restarts += 1;
                 (self.swept, self.pages, self.next) = (Vec::new(), 0, Some(0));
