@@ -785,6 +785,76 @@ fn a_list_recorded_late_never_undoes_membership_that_arrived_after_it() {
     assert_eq!(total(&mut storage.load("s")), 3);
 }
 
+/// A refresh whose list arrived again, whole, while it ran changes nothing
+/// (`not_cached`): that list is newer than what the refresh read. Before,
+/// memory kept the newer list while storage got the refresh's deletions,
+/// and a reload lost the list.
+#[test]
+fn a_refresh_older_than_its_list_changes_nothing() {
+    let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
+    record_three(&mut cache, &mut storage);
+    let first_page = cache.stamp(1100.0);
+    let again = cache.stamp(1200.0);
+    let text = Rc::new(list(three(), 3).to_string());
+    record_at(
+        &mut cache,
+        &mut storage,
+        URL,
+        &posts(),
+        &Query::new(),
+        Kind::List,
+        text,
+        again,
+    );
+    let refresh = cache.plan_refresh(
+        &posts(),
+        &Query::new(),
+        Change::default(),
+        &swept(&three()[..2]),
+        first_page,
+    );
+    assert_eq!(refresh.unwrap_err().code(), "not_cached");
+    for (name, mut cache) in [("memory", cache), ("reload", storage.load("r"))] {
+        let all = body(&cache.answer_list("q", &posts(), &Query::new()).unwrap());
+        assert_eq!(all["meta"]["total"], 3, "{name}");
+    }
+}
+
+/// Two records of one list planned before either was written, then written
+/// in the other order: the later arrival is the list, in memory as after a
+/// reload, and the next collection deletes the other's record.
+#[test]
+fn list_records_written_out_of_order_leave_the_later_arrival() {
+    let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
+    record_three(&mut cache, &mut storage);
+    let (older, newer) = (cache.stamp(1100.0), cache.stamp(1200.0));
+    let plan = |cache: &mut Cache, docs: Vec<Value>, at: f64| {
+        let text = Rc::new(list(docs.clone(), docs.len()).to_string());
+        cache
+            .plan_response(Some(URL), &posts(), &Query::new(), Kind::List, text, at)
+            .unwrap()
+    };
+    let late = plan(&mut cache, three()[..2].to_vec(), older);
+    let early = plan(&mut cache, three(), newer);
+    commit(&mut cache, &mut storage, early);
+    commit(&mut cache, &mut storage, late);
+    let records = storage
+        .entries
+        .keys()
+        .filter(|key| key.starts_with("l:"))
+        .count();
+    assert_eq!(
+        records,
+        1,
+        "{:?}",
+        storage.entries.keys().collect::<Vec<_>>()
+    );
+    for (name, mut cache) in [("memory", cache), ("reload", storage.load("r"))] {
+        let all = body(&cache.answer_list("q", &posts(), &Query::new()).unwrap());
+        assert_eq!(all["meta"]["total"], 3, "{name}");
+    }
+}
+
 #[test]
 fn max_bytes_evicts_least_recently_used_lists_whole() {
     let (mut cache, mut storage) = (Cache::new("t"), Storage::default());

@@ -51,6 +51,8 @@ struct Service {
     total: bool,
     /// A list that never ends: every page is full.
     endless: bool,
+    /// How many documents `meta.total` counts beyond those listed.
+    overstated: usize,
 }
 
 fn meta<'a>(doc: &'a Value, key: &str) -> &'a str {
@@ -63,6 +65,7 @@ impl Service {
             docs,
             total: true,
             endless: false,
+            overstated: 0,
         }
     }
 
@@ -116,7 +119,7 @@ impl Service {
             let total = if self.endless {
                 offset + 2 * limit
             } else {
-                listed.len()
+                listed.len() + self.overstated
             };
             meta["total"] = json!(total);
         }
@@ -285,7 +288,7 @@ proptest! {
         total in any::<bool>(),
         prefetch in any::<bool>(),
     ) {
-        let service = Service { docs: docs(count), total, endless: true };
+        let service = Service { docs: docs(count), total, endless: true, overstated: 0 };
         let call = if prefetch { ListCall::Prefetch } else { ListCall::All };
         let mut pager = Pager::new(call, args(Query::new(), limit, max_pages));
         let mut cache = Cache::new("t");
@@ -547,14 +550,30 @@ fn all_keys(cache: &mut Cache) -> BTreeMap<String, u64> {
 /// The sweep reads the list's ids by offset, a page of 1000 at a time: a
 /// document deleted on the service before its second page moves the next
 /// one back onto the first, where it would never be read. Each page after
-/// the first starts at the last id read; when it does not, the sweep starts
-/// over, so the refresh deletes the right document, whether another was
-/// added meanwhile (the same total) or not. A list that moves under every
-/// sweep fails the refresh (`not_cached`) and stays as it was. Before, the
-/// unread document was deleted from the cache and the deleted one kept.
+/// the first starts at the last id read; when the page does not hold it, the
+/// sweep starts over, so the refresh deletes the right document, whether
+/// another was added meanwhile (the same total) or not. A list that moves
+/// back under every sweep fails the refresh (`not_cached`) and stays as it
+/// was. Documents added at the head move the ids forward: those read again
+/// are skipped, nothing starts over. Before, the unread document was
+/// deleted from the cache and the deleted one kept.
 #[test]
 fn a_list_changed_while_its_ids_are_read_is_swept_again() {
-    for (moves, added) in [(1, false), (1, true), (3, true)] {
+    #[derive(Debug, Clone, Copy, PartialEq)]
+    enum Change {
+        /// The first document goes; a new one comes at the end, or none.
+        Delete { added: bool },
+        /// New documents come at the head.
+        Insert(usize),
+    }
+    let cases = [
+        (1, Change::Delete { added: false }),
+        (1, Change::Delete { added: true }),
+        (3, Change::Delete { added: true }),
+        (3, Change::Insert(1)),
+        (3, Change::Insert(40)),
+    ];
+    for (moves, change) in cases {
         let mut service = Service::new(docs(1001));
         let mut cache = Cache::new("t");
         let mut prefetch = Pager::new(ListCall::Prefetch, args(Query::new(), 1000, 100));
@@ -562,20 +581,33 @@ fn a_list_changed_while_its_ids_are_read_is_swept_again() {
         let before = all_keys(&mut cache);
         let (endpoint, query) = complete_lists(&cache)[0].clone();
         let mut refresh = Refresh::start(&cache, endpoint, query).unwrap();
-        let (config, mut sweeps, mut moved) = (config(), 0, 0);
+        let (config, mut sweeps, mut moved, mut added) = (config(), 0, 0, 0);
         let result = loop {
             match refresh.step(&config) {
                 Ok(Step::Fetch { request, .. }) => {
                     let sweep = request.url.contains("fields=meta");
                     sweeps += usize::from(sweep && request.url.contains("offset=0"));
                     if sweep && !request.url.contains("offset=0") && moved < moves {
-                        // The first document goes; a new one (last in the
-                        // service's order, by id) may come.
-                        service.docs.remove(0);
-                        if added {
+                        let mut new = || {
                             let mut new = docs(1).remove(0);
-                            new["meta"]["id"] = json!(format!("{}", 5000 + moved));
-                            service.docs.push(new);
+                            new["meta"]["id"] = json!(format!("{}", 5000 + added));
+                            added += 1;
+                            new
+                        };
+                        match change {
+                            Change::Delete { added } => {
+                                service.docs.remove(0);
+                                if added {
+                                    let new = new();
+                                    service.docs.push(new);
+                                }
+                            }
+                            Change::Insert(count) => {
+                                for _ in 0..count {
+                                    let new = new();
+                                    service.docs.insert(0, new);
+                                }
+                            }
                         }
                         moved += 1;
                     }
@@ -594,22 +626,69 @@ fn a_list_changed_while_its_ids_are_read_is_swept_again() {
             }
         };
         let service_keys: BTreeMap<String, u64> = service.docs.iter().map(key).collect();
-        if moves == 1 {
-            let (changed, total) = (usize::from(added), service_keys.len());
-            let done = Done::Refreshed {
-                changed,
-                deleted: 1,
-                total,
-            };
-            assert_eq!(result.unwrap(), done, "added: {added}");
-            assert_eq!(sweeps, 2, "the sweep started over once");
-            assert_eq!(all_keys(&mut cache), service_keys);
-        } else {
-            let error = result.unwrap_err();
-            assert_eq!(error.code(), "not_cached", "{error}");
-            assert_eq!(sweeps, 3, "the sweep started over twice");
-            assert_eq!(all_keys(&mut cache), before, "the list as it was");
+        match change {
+            Change::Delete { added } if moves == 1 => {
+                let (changed, total) = (usize::from(added), service_keys.len());
+                let done = Done::Refreshed {
+                    changed,
+                    deleted: 1,
+                    total,
+                };
+                assert_eq!(result.unwrap(), done, "{change:?}");
+                assert_eq!(sweeps, 2, "the sweep started over once");
+                assert_eq!(all_keys(&mut cache), service_keys);
+            }
+            Change::Delete { .. } => {
+                let error = result.unwrap_err();
+                assert_eq!(error.code(), "not_cached", "{error}");
+                assert_eq!(sweeps, 3, "the sweep started over twice");
+                assert_eq!(all_keys(&mut cache), before, "the list as it was");
+            }
+            // Added at the head after the sweep's first page (which they
+            // would have been on): not read, as if added after the refresh
+            // (the next one finds them); nothing deleted, nothing started over.
+            Change::Insert(_) => {
+                let done = Done::Refreshed {
+                    changed: 0,
+                    deleted: 0,
+                    total: 1001,
+                };
+                assert_eq!(result.unwrap(), done, "{change:?}");
+                assert_eq!(sweeps, 1, "{change:?}: no sweep started over");
+                assert_eq!(all_keys(&mut cache), before);
+                assert_eq!(service_keys.len(), before.len() + added);
+            }
         }
+    }
+}
+
+/// A service whose `meta.total` counts more documents than its pages hold:
+/// the sweep ends at the page that adds no id (as the pages of a list end
+/// at an empty page), rather than ask its last id again up to the page
+/// limit.
+#[test]
+fn a_sweep_ends_where_the_ids_end_whatever_the_total_says() {
+    for count in [5, 1000, 1001] {
+        let mut service = Service::new(docs(count));
+        let mut cache = Cache::new("t");
+        let mut prefetch = Pager::new(ListCall::Prefetch, args(Query::new(), 1000, 100));
+        drive(&mut prefetch, &service, &mut cache, 10.0).0.unwrap();
+        service.overstated = 1;
+        let (endpoint, query) = complete_lists(&cache)[0].clone();
+        let mut refresh = Refresh::start(&cache, endpoint, query).unwrap();
+        let (result, trace) = drive(&mut refresh, &service, &mut cache, 20.0);
+        let sweeps = trace
+            .urls
+            .iter()
+            .filter(|url| url.contains("fields=meta"))
+            .count();
+        assert!(sweeps <= 3, "{count}: {sweeps} sweep requests");
+        let done = Done::Refreshed {
+            changed: 0,
+            deleted: 0,
+            total: count,
+        };
+        assert_eq!(result.unwrap(), done, "{count}");
     }
 }
 

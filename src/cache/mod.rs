@@ -349,6 +349,10 @@ pub struct Cache {
     max_bytes: Option<usize>,
     /// Whether [`Cache::load`] ran (or [`Cache::load_entry`] started).
     loaded: bool,
+    /// Stored list records no list is known by (two written in an order
+    /// other than their arrival's): deleted by the next write of a list or
+    /// collection.
+    orphans: Vec<String>,
     /// Stored entries read by [`Cache::load_entry`], for [`Cache::load_end`].
     pending: Loading,
 }
@@ -678,6 +682,7 @@ impl Cache {
         // it replaces goes.
         let (key, _) = self.entry_key(&format!("l:{variant}\u{1f}{endpoint}\u{1f}"));
         change.deletes.extend(replaced.map(|list| list.key.clone()));
+        change.deletes.extend(self.orphans.iter().cloned());
         change.puts.push((key.clone(), Put::Text(record.finish())));
         let list = List {
             members: ids.into_iter().map(|id| Rc::from(id.as_slice())).collect(),
@@ -741,10 +746,16 @@ impl Cache {
         for (variant, endpoint, mut list) in change.lists {
             let known = (variant, endpoint);
             // (Two changes planned before either was written: the later
-            // arrival stays, as at a reload.)
-            if (self.lists.get(&known)).is_some_and(|kept| kept.fetched_at > list.fetched_at) {
+            // arrival stays, as at a reload; the record of the other is
+            // known by no list.)
+            let kept = self.lists.get(&known);
+            if kept.is_some_and(|kept| kept.fetched_at > list.fetched_at) {
+                self.orphans.push(list.key);
                 continue;
             }
+            let replaced = kept.map(|kept| kept.key.clone());
+            self.orphans
+                .extend(replaced.filter(|key| !change.deletes.contains(key)));
             self.clock += 1;
             list.used = self.clock;
             self.lists.insert(known, list);
@@ -762,6 +773,7 @@ impl Cache {
         for key in change.drop_lists {
             self.drop_list(&key);
         }
+        self.orphans.retain(|key| !change.deletes.contains(key));
         for key in change.deletes {
             if let Some(segment) = self.segments.remove(&key) {
                 self.bytes -= segment.text.len();
@@ -817,7 +829,9 @@ impl Cache {
     /// storage was full (a quota).
     pub fn plan_after_write(&self, written: Result<(), &Error>, may_free: bool) -> Option<Change> {
         match written {
-            Ok(()) if may_free || self.over_budget() => Some(self.plan_collect()),
+            Ok(()) if may_free || self.over_budget() || !self.orphans.is_empty() => {
+                Some(self.plan_collect())
+            }
             Err(error) if is_quota(error) => Some(self.plan_make_room()),
             _ => None,
         }
@@ -918,6 +932,7 @@ impl Cache {
                 .deletes
                 .extend(self.lists.get(key).map(|list| list.key.clone()));
         }
+        change.deletes.extend(self.orphans.iter().cloned());
         change.drop_lists = dropped;
         change
     }
@@ -1273,10 +1288,20 @@ impl Cache {
         let list = self.lists.get(&key).ok_or_else(|| {
             not_cached(format!("the list `{}` is not complete in the cache", key.1))
         })?;
+        // The whole list arrived again while the refresh ran: that list is
+        // newer than what the refresh read, and stays as it is.
+        if list.fetched_at > now {
+            return Err(not_cached(format!(
+                "the list `{}` was fetched again while the refresh ran: it is newer, and was left \
+                 as it is",
+                key.1
+            )));
+        }
         let store = self.variants.get(&key.0);
-        // Changed: new to the list (fetched or listed; another list may have
-        // held it already), or a newer revision than cached before.
-        let new = |id: &[u8]| !list.members.contains(id);
+        // Changed: new to the list (listed; another list may have held it
+        // already), or a newer revision than cached before.
+        let listed: Set<&[u8]> = swept.iter().map(|(id, _)| id.as_slice()).collect();
+        let new = |id: &[u8]| !list.members.contains(id) && listed.contains(id);
         let mut changed: Set<&[u8]> = Set::default();
         for (_, _, batch) in &changes.segments {
             if let Some(batch) = batch {
@@ -1298,7 +1323,6 @@ impl Cache {
                 .filter(|id| new(id)),
         );
         let changed = changed.len();
-        let listed: Set<&[u8]> = swept.iter().map(|(id, _)| id.as_slice()).collect();
         let deleted: Vec<Rc<[u8]>> = list
             .members
             .iter()

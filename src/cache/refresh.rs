@@ -196,13 +196,6 @@ impl Refresh {
     }
 }
 
-impl Refresh {
-    /// The id the sweep read last.
-    fn last_id(&self) -> Option<Vec<u8>> {
-        self.swept.last().map(|(id, _)| id.clone())
-    }
-}
-
 impl Paging for Refresh {
     /// The next step; an `invalid_argument` error when the list has more
     /// than [`MAX_PAGES`] pages of ids (it is not refreshed).
@@ -269,13 +262,34 @@ impl Paging for Refresh {
             // Pages are read by offset: a document deleted on the service
             // meanwhile would move the later ones back, one of them onto a
             // page already read, never to be read, then taken for deleted.
-            // Each page after the first starts at the last id read: when
-            // that is not the one it starts with, the list moved, and the
-            // sweep starts over.
-            let mut entries = sweep_entries(&page.body).into_iter();
-            let asked = offset.saturating_sub(overlap(self.pages));
-            let next = next_offset(page.facts, asked, u64::from(PAGE));
-            let moved = self.pages > 0 && entries.next().map(|(id, _)| id) != self.last_id();
+            // Each page after the first starts at the last id read: ids
+            // before it were read already (documents added at the head moved
+            // them on: skipped); a page without it means the list moved
+            // back, and the sweep starts over.
+            let mut entries = sweep_entries(&page.body);
+            let overlap = overlap(self.pages);
+            let asked = offset.saturating_sub(overlap);
+            let mut moved = false;
+            if overlap > 0 {
+                let last = self.swept.last().map(|(id, _)| id.as_slice());
+                match entries
+                    .iter()
+                    .position(|(id, _)| Some(id.as_slice()) == last)
+                {
+                    Some(at) => drop(entries.drain(..=at)),
+                    None => moved = true,
+                }
+            }
+            // The next page is after this one, unless it added no id (the
+            // end, even when `meta.total` says more), reached the total, or
+            // was short.
+            let end = asked.saturating_add(page.facts.count as u64);
+            let next = match page.facts.total {
+                _ if entries.is_empty() => None,
+                Some(total) if end >= total => None,
+                None if (page.facts.count as u64) < u64::from(PAGE) => None,
+                _ => Some(end),
+            };
             self.swept.extend(entries);
             self.pages += 1;
             self.next = next;
