@@ -158,6 +158,9 @@ struct Segment {
     fetched_at: f64,
     /// Order of arrival (`fetched_at`, then this).
     seq: u64,
+    /// Whether the cache knows newer of one of its documents, as of a
+    /// generation of the cache (0: not asked yet): [`Cache::exact`] asks.
+    superseded: std::cell::Cell<(u64, bool)>,
 }
 
 /// A document as a sweep lists it: its id (decoded) and the order key of
@@ -349,6 +352,9 @@ pub struct Cache {
     max_bytes: Option<usize>,
     /// Whether [`Cache::load`] ran (or [`Cache::load_entry`] started).
     loaded: bool,
+    /// Counts the changes applied: what a segment's `superseded` was
+    /// decided at.
+    generation: u64,
     /// Stored list records no list is known by (two written in an order
     /// other than their arrival's): deleted by the next write of a list or
     /// collection.
@@ -559,6 +565,7 @@ impl Cache {
             text,
             fetched_at: now,
             seq,
+            superseded: Default::default(),
         };
         let mut change = Change::default();
         let selection_text = selection.as_ref().map(ToString::to_string);
@@ -731,6 +738,7 @@ impl Cache {
 
     /// Applies a planned change that was written.
     pub fn apply(&mut self, change: Change) {
+        self.generation += 1;
         for (key, segment, batch) in change.segments {
             if let Some(batch) = batch {
                 self.commit(&segment, batch);
@@ -1017,6 +1025,7 @@ impl Cache {
     /// older revision of a document whose newer one was not read): the
     /// failure is the one error.
     pub fn load_end(&mut self, storage: Result<usize>) -> (Vec<Error>, Change) {
+        self.generation += 1;
         self.loaded = true;
         match storage {
             Ok(skipped) => self.pending.skipped += skipped,
@@ -1400,7 +1409,18 @@ impl Cache {
     /// The response received for exactly `url`, if any.
     fn exact(&self, url: &str) -> Option<Answer> {
         let segment = self.segments.get(self.urls.get(url)?)?;
-        if self.superseded(segment) {
+        // Decided once for each state of the cache: nothing newer can have
+        // come without a change applied.
+        let generation = self.generation + 1;
+        let (decided, superseded) = segment.superseded.get();
+        let superseded = if decided == generation {
+            superseded
+        } else {
+            let superseded = self.superseded(segment);
+            segment.superseded.set((generation, superseded));
+            superseded
+        };
+        if superseded {
             return None;
         }
         Some(Answer {
@@ -1626,6 +1646,7 @@ fn read_segment(key: &str, mut text: String) -> Result<(String, Segment, Option<
         text: Rc::new(text),
         fetched_at,
         seq,
+        superseded: Default::default(),
     };
     Ok((key.to_owned(), segment, selection))
 }

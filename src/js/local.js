@@ -15,15 +15,30 @@ function standIn(key, value) {
   return value;
 }
 
+/** Whether `value` holds Infinity or -Infinity (a walk, no recursion). */
+function holdsInfinity(value) {
+  const stack = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (v === Infinity || v === -Infinity) return true;
+    if (typeof v !== "object" || v === null) continue;
+    if (Array.isArray(v)) for (let i = 0; i < v.length; i++) stack.push(v[i]);
+    else for (const key of Object.keys(v)) stack.push(v[key]);
+  }
+  return false;
+}
+
 /**
  * `JSON.stringify(value)`, but for Infinity and -Infinity (what
  * `JSON.parse` gives for 1e400), which it writes as null: they are written
  * 1e400 and -1e400, so the engine orders, selects and stores them as the
- * numbers they are. The text is written again only when it holds a null.
+ * numbers they are. Only a text that holds a null is looked at again (a
+ * walk for them, a fifth of a stringify), and written again only when they
+ * are there.
  */
 export function exactJson(value) {
   const text = JSON.stringify(value);
-  if (typeof text !== "string" || !text.includes("null")) return text;
+  if (typeof text !== "string" || !text.includes("null") || !holdsInfinity(value)) return text;
   const exact = JSON.stringify(value, standIn);
   if (!exact.includes(tag)) return text;
   return exact.replaceAll(POSITIVE, "1e400").replaceAll(NEGATIVE, "-1e400");

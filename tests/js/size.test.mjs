@@ -55,17 +55,18 @@ import { entrySizes, importsOf, moduleGraph } from "../../scripts/size.mjs";
  * JavaScript holds them (`client.all` from the cache went from 0.65 to 1.5
  * times the fastest peer), and a store has a number to hold its documents
  * under: +1.3 KB, for which the budget was raised
- * deliberately from 163 to 164 KiB; 164.96 KiB, 168,919 bytes, once a
- * review's defects were fixed (an exact response never answers once the
+ * deliberately from 163 to 164 KiB; 165.7 KiB, 169,712 bytes, once two
+ * reviews' defects were fixed (an exact response never answers once the
  * cache knows newer of its documents, a list's records kept apart per tab
  * and write so that a late one cannot undo a newer one, a refresh's sweep
- * that starts over when the list moved, `get` of a typed path answered as
- * the typed method, Infinity kept in JavaScript values, the coverage of sort
- * keys checked key by key: +1.6 KB, trimmed from +2.9), for which the budget was raised
- * deliberately from 164 to 165 KiB. This budget is what it measured,
+ * that notices a list that moved, a refresh older than its list that
+ * changes nothing, `get` of a typed path answered as the typed method,
+ * Infinity kept in JavaScript values, the coverage of sort keys checked key
+ * by key: +2.4 KB, trimmed from +3.2), for which the budget was raised
+ * deliberately from 164 to 166 KiB. This budget is what it measured,
  * rounded up to the next KiB.
  */
-const BUDGET_GZIP_BYTES = 165 * 1024;
+const BUDGET_GZIP_BYTES = 166 * 1024;
 
 const pkg = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "pkg");
 
