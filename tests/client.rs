@@ -533,11 +533,11 @@ proptest! {
     }
 }
 
-/// Every document of the complete list of posts, by id (two pages of 1000).
+/// Every document of the complete list of posts, by id (pages of 1000).
 fn all_keys(cache: &mut Cache) -> BTreeMap<String, u64> {
     let endpoint = Endpoint::Collection("posts".into());
     let mut keys = BTreeMap::new();
-    for offset in [0, 1000] {
+    for offset in [0, 1000, 2000] {
         let mut query = Query::new();
         query.limit(1000).unwrap().offset(offset).unwrap();
         let answer = cache.answer_list("-", &endpoint, &query).unwrap();
@@ -660,6 +660,96 @@ fn a_list_changed_while_its_ids_are_read_is_swept_again() {
             }
         }
     }
+}
+
+/// 999 documents added at the head between two pages of the sweep move the
+/// last id read to the end of the next page, which is full: the sweep goes
+/// on (before, it ended there and deleted the 1500 documents after it).
+/// They are not read (as if added after the refresh); nothing is deleted.
+#[test]
+fn a_full_page_that_adds_no_id_does_not_end_the_sweep() {
+    let mut service = Service::new(docs(2500));
+    let mut cache = Cache::new("t");
+    let mut prefetch = Pager::new(ListCall::Prefetch, args(Query::new(), 1000, 100));
+    drive(&mut prefetch, &service, &mut cache, 10.0).0.unwrap();
+    let before = all_keys(&mut cache);
+    let (endpoint, query) = complete_lists(&cache)[0].clone();
+    let mut refresh = Refresh::start(&cache, endpoint, query).unwrap();
+    let (config, mut inserted) = (config(), false);
+    let done = loop {
+        match refresh.step(&config).unwrap() {
+            Step::Fetch { request, .. } => {
+                let sweep = request.url.contains("fields=meta");
+                if sweep && !request.url.contains("offset=0") && !inserted {
+                    inserted = true;
+                    for i in 0..999 {
+                        let mut new = docs(1).remove(0);
+                        new["meta"]["id"] = json!(format!("{}", 9000 + i));
+                        service.docs.insert(0, new);
+                    }
+                }
+                let mut page = request.answer(service.get(&request.url), KEY).unwrap();
+                let at = cache.stamp(20.0);
+                refresh.receive(Some(&mut cache), &mut page, at).unwrap();
+            }
+            Step::Write => {
+                let change = refresh.write(&cache).unwrap();
+                cache.apply(change);
+            }
+            Step::Done(done) => break done,
+        }
+    };
+    assert_eq!(
+        done,
+        Done::Refreshed {
+            changed: 0,
+            deleted: 0,
+            total: 2500
+        }
+    );
+    assert_eq!(all_keys(&mut cache), before);
+}
+
+/// A document the delta fetched that the service no longer lists when the
+/// sweep reads it (added, then deleted) is not counted as changed.
+#[test]
+fn a_fetched_document_the_sweep_does_not_list_is_not_changed() {
+    let mut service = Service::new(docs(5));
+    let mut cache = Cache::new("t");
+    let mut prefetch = Pager::new(ListCall::Prefetch, args(Query::new(), 10, 100));
+    drive(&mut prefetch, &service, &mut cache, 10.0).0.unwrap();
+    let mut added = docs(1).remove(0);
+    added["meta"]["id"] = json!("900");
+    added["meta"]["updatedAt"] = json!("2025-01-01T00:00:00.000Z");
+    service.docs.push(added);
+    let (endpoint, query) = complete_lists(&cache)[0].clone();
+    let mut refresh = Refresh::start(&cache, endpoint, query).unwrap();
+    let config = config();
+    let done = loop {
+        match refresh.step(&config).unwrap() {
+            Step::Fetch { request, .. } => {
+                if request.url.contains("fields=meta") {
+                    service.docs.retain(|doc| meta(doc, "id") != "900");
+                }
+                let mut page = request.answer(service.get(&request.url), KEY).unwrap();
+                let at = cache.stamp(20.0);
+                refresh.receive(Some(&mut cache), &mut page, at).unwrap();
+            }
+            Step::Write => {
+                let change = refresh.write(&cache).unwrap();
+                cache.apply(change);
+            }
+            Step::Done(done) => break done,
+        }
+    };
+    assert_eq!(
+        done,
+        Done::Refreshed {
+            changed: 0,
+            deleted: 0,
+            total: 5
+        }
+    );
 }
 
 /// A service whose `meta.total` counts more documents than its pages hold:

@@ -1109,6 +1109,7 @@ impl Cache {
             }
         }
         for record in records {
+            latest = latest.max(record.fetched_at);
             let known = (record.variant, record.endpoint);
             let store = self.store(&known.0);
             // Every member must be stored for the list to be complete.
@@ -1307,10 +1308,11 @@ impl Cache {
             )));
         }
         let store = self.variants.get(&key.0);
-        // Changed: new to the list (listed; another list may have held it
-        // already), or a newer revision than cached before.
+        // Changed: of the documents the list now holds, those new to it
+        // (another list may have held them already) or at a newer revision
+        // than cached before.
         let listed: Set<&[u8]> = swept.iter().map(|(id, _)| id.as_slice()).collect();
-        let new = |id: &[u8]| !list.members.contains(id) && listed.contains(id);
+        let new = |id: &[u8]| !list.members.contains(id);
         let mut changed: Set<&[u8]> = Set::default();
         for (_, _, batch) in &changes.segments {
             if let Some(batch) = batch {
@@ -1319,18 +1321,13 @@ impl Cache {
                         None => true,
                         Some(stored) => stored < revision,
                     };
-                    if newer || new(id) {
+                    if listed.contains(id) && (newer || new(id)) {
                         changed.insert(id);
                     }
                 }
             }
         }
-        changed.extend(
-            swept
-                .iter()
-                .map(|(id, _)| id.as_slice())
-                .filter(|id| new(id)),
-        );
+        changed.extend(listed.iter().copied().filter(|id| new(id)));
         let changed = changed.len();
         let deleted: Vec<Rc<[u8]>> = list
             .members

@@ -280,14 +280,16 @@ impl Paging for Refresh {
                     None => moved = true,
                 }
             }
-            // The next page is after this one, unless it added no id (the
-            // end, even when `meta.total` says more), reached the total, or
-            // was short.
+            // The next page is after this one, unless it reached the total
+            // or was short. A short page that added no id ends it too, even
+            // when `meta.total` says more; a full one does not (documents
+            // added at the head moved the last id read to its end).
             let end = asked.saturating_add(page.facts.count as u64);
+            let short = (page.facts.count as u64) < u64::from(PAGE);
             let next = match page.facts.total {
-                _ if entries.is_empty() => None,
+                _ if short && entries.is_empty() => None,
                 Some(total) if end >= total => None,
-                None if (page.facts.count as u64) < u64::from(PAGE) => None,
+                None if short => None,
                 _ => Some(end),
             };
             self.swept.extend(entries);

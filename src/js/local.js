@@ -15,15 +15,22 @@ function standIn(key, value) {
   return value;
 }
 
-/** Whether `value` holds Infinity or -Infinity (a walk, no recursion). */
-function holdsInfinity(value) {
-  const stack = [value];
+/**
+ * Whether what `JSON.stringify` writes of `value` (`toJSON` called as it
+ * calls it) may hold Infinity or -Infinity: a walk, no recursion, that gives
+ * up (true: look the slow way) past `budget` values.
+ */
+function holdsInfinity(value, budget) {
+  const stack = ["", value];
   while (stack.length > 0) {
-    const v = stack.pop();
+    let v = stack.pop();
+    const key = stack.pop();
+    if (--budget < 0) return true;
+    if (v !== null && (typeof v === "object" || typeof v === "bigint") && typeof v.toJSON === "function") v = v.toJSON(key);
     if (v === Infinity || v === -Infinity) return true;
     if (typeof v !== "object" || v === null) continue;
-    if (Array.isArray(v)) for (let i = 0; i < v.length; i++) stack.push(v[i]);
-    else for (const key of Object.keys(v)) stack.push(v[key]);
+    if (Array.isArray(v)) for (let i = 0; i < v.length; i++) stack.push(String(i), v[i]);
+    else for (const k of Object.keys(v)) stack.push(k, v[k]);
   }
   return false;
 }
@@ -38,7 +45,9 @@ function holdsInfinity(value) {
  */
 export function exactJson(value) {
   const text = JSON.stringify(value);
-  if (typeof text !== "string" || !text.includes("null") || !holdsInfinity(value)) return text;
+  // (Each value written takes a character of the text at least, but for
+  // keys whose value is not written: twice its length is ample.)
+  if (typeof text !== "string" || !text.includes("null") || !holdsInfinity(value, 2 * text.length + 2)) return text;
   const exact = JSON.stringify(value, standIn);
   if (!exact.includes(tag)) return text;
   return exact.replaceAll(POSITIVE, "1e400").replaceAll(NEGATIVE, "-1e400");

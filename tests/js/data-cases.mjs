@@ -139,6 +139,18 @@ export const dataCases = {
     same(sdk.sortDocuments(parsed.data, new sdk.Query().sort("fields.n", "DESC")).map((d) => d.meta.id), ["1", "2", "3", "4"], "sortDocuments DESC");
     same(sdk.selectFields(parsed.data[0], "n,z,s").fields, { n: Infinity, z: null, s: "null" }, "selectFields");
     same(sdk.selectFields(parsed.data[1], "z").fields, { z: [null, Infinity] }, "selectFields in an array");
+    // What toJSON gives is what counts, as for JSON.stringify; a cycle it
+    // hides is never walked.
+    class Score {
+      #v = -Infinity;
+      toJSON() {
+        return { v: this.#v };
+      }
+    }
+    same(sdk.selectFields({ fields: { a: { toJSON: () => Infinity }, s: new Score() }, meta: { id: "x" } }, "a,s").fields, { a: Infinity, s: { v: -Infinity } }, "toJSON");
+    const node = { name: "nullable", toJSON: () => ({ name: "nullable", none: null }) };
+    node.self = node;
+    same(sdk.selectFields({ fields: { node }, meta: { id: "x" } }, "node").fields, { node: { name: "nullable", none: null } }, "a cycle behind toJSON");
     // What JSON.parse never gives is written as JSON.stringify writes it.
     same(sdk.selectFields({ fields: { n: NaN, m: -Infinity }, meta: { id: "x" } }, "n,m").fields, { n: null, m: -Infinity }, "NaN");
     // A revision of Infinity is the highest.

@@ -55,14 +55,14 @@ import { entrySizes, importsOf, moduleGraph } from "../../scripts/size.mjs";
  * JavaScript holds them (`client.all` from the cache went from 0.65 to 1.5
  * times the fastest peer), and a store has a number to hold its documents
  * under: +1.3 KB, for which the budget was raised
- * deliberately from 163 to 164 KiB; 165.7 KiB, 169,712 bytes, once two
+ * deliberately from 163 to 164 KiB; 166.0 KiB, 169,946 bytes, once three
  * reviews' defects were fixed (an exact response never answers once the
  * cache knows newer of its documents, a list's records kept apart per tab
  * and write so that a late one cannot undo a newer one, a refresh's sweep
  * that notices a list that moved, a refresh older than its list that
  * changes nothing, `get` of a typed path answered as the typed method,
  * Infinity kept in JavaScript values, the coverage of sort keys checked key
- * by key: +2.4 KB, trimmed from +3.2), for which the budget was raised
+ * by key: +2.6 KB, trimmed from +3.4), for which the budget was raised
  * deliberately from 164 to 166 KiB. This budget is what it measured,
  * rounded up to the next KiB.
  */
