@@ -547,6 +547,42 @@ fn all_keys(cache: &mut Cache) -> BTreeMap<String, u64> {
     keys
 }
 
+/// A refresh of the prefetched posts, driven as [`drive`] does, where
+/// `change` may change `service` before each request (its URL given).
+fn refresh_changing(
+    service: &mut Service,
+    cache: &mut Cache,
+    mut change: impl FnMut(&str, &mut Service),
+) -> Result<Done, Error> {
+    let (endpoint, query) = complete_lists(cache)[0].clone();
+    let mut refresh = Refresh::start(cache, endpoint, query)?;
+    let config = config();
+    loop {
+        match refresh.step(&config)? {
+            Step::Fetch { request, .. } => {
+                change(&request.url, service);
+                let mut page = request.answer(service.get(&request.url), KEY)?;
+                let at = cache.stamp(20.0);
+                refresh.receive(Some(cache), &mut page, at)?;
+            }
+            Step::Write => {
+                let change = refresh.write(cache)?;
+                cache.apply(change);
+            }
+            Step::Done(done) => return Ok(done),
+        }
+    }
+}
+
+/// The prefetched posts of `count` documents (pages of 1000).
+fn prefetched(count: usize) -> (Service, Cache) {
+    let service = Service::new(docs(count));
+    let mut cache = Cache::new("t");
+    let mut prefetch = Pager::new(ListCall::Prefetch, args(Query::new(), 1000, 100));
+    drive(&mut prefetch, &service, &mut cache, 10.0).0.unwrap();
+    (service, cache)
+}
+
 /// The sweep reads the list's ids by offset, a page of 1000 at a time: a
 /// document deleted on the service before its second page moves the next
 /// one back onto the first, where it would never be read. Each page after
@@ -574,57 +610,36 @@ fn a_list_changed_while_its_ids_are_read_is_swept_again() {
         (3, Change::Insert(40)),
     ];
     for (moves, change) in cases {
-        let mut service = Service::new(docs(1001));
-        let mut cache = Cache::new("t");
-        let mut prefetch = Pager::new(ListCall::Prefetch, args(Query::new(), 1000, 100));
-        drive(&mut prefetch, &service, &mut cache, 10.0).0.unwrap();
+        let (mut service, mut cache) = prefetched(1001);
         let before = all_keys(&mut cache);
-        let (endpoint, query) = complete_lists(&cache)[0].clone();
-        let mut refresh = Refresh::start(&cache, endpoint, query).unwrap();
-        let (config, mut sweeps, mut moved, mut added) = (config(), 0, 0, 0);
-        let result = loop {
-            match refresh.step(&config) {
-                Ok(Step::Fetch { request, .. }) => {
-                    let sweep = request.url.contains("fields=meta");
-                    sweeps += usize::from(sweep && request.url.contains("offset=0"));
-                    if sweep && !request.url.contains("offset=0") && moved < moves {
-                        let mut new = || {
-                            let mut new = docs(1).remove(0);
-                            new["meta"]["id"] = json!(format!("{}", 5000 + added));
-                            added += 1;
-                            new
-                        };
-                        match change {
-                            Change::Delete { added } => {
-                                service.docs.remove(0);
-                                if added {
-                                    let new = new();
-                                    service.docs.push(new);
-                                }
-                            }
-                            Change::Insert(count) => {
-                                for _ in 0..count {
-                                    let new = new();
-                                    service.docs.insert(0, new);
-                                }
-                            }
-                        }
-                        moved += 1;
-                    }
-                    let mut page = request.answer(service.get(&request.url), KEY).unwrap();
-                    let at = cache.stamp(20.0);
-                    if let Err(error) = refresh.receive(Some(&mut cache), &mut page, at) {
-                        break Err(error);
-                    }
-                }
-                Ok(Step::Write) => {
-                    let change = refresh.write(&cache).unwrap();
-                    cache.apply(change);
-                }
-                Ok(Step::Done(done)) => break Ok(done),
-                Err(error) => break Err(error),
+        let (mut sweeps, mut moved, mut added) = (0, 0, 0);
+        let result = refresh_changing(&mut service, &mut cache, |url, service| {
+            let sweep = url.contains("fields=meta");
+            sweeps += usize::from(sweep && url.contains("offset=0"));
+            if !sweep || url.contains("offset=0") || moved >= moves {
+                return;
             }
-        };
+            let mut new = || {
+                let mut new = docs(1).remove(0);
+                new["meta"]["id"] = json!(format!("{}", 5000 + added));
+                added += 1;
+                new
+            };
+            match change {
+                Change::Delete { added } => {
+                    service.docs.remove(0);
+                    if added {
+                        service.docs.push(new());
+                    }
+                }
+                Change::Insert(count) => {
+                    for _ in 0..count {
+                        service.docs.insert(0, new());
+                    }
+                }
+            }
+            moved += 1;
+        });
         let service_keys: BTreeMap<String, u64> = service.docs.iter().map(key).collect();
         match change {
             Change::Delete { added } if moves == 1 => {
@@ -668,39 +683,21 @@ fn a_list_changed_while_its_ids_are_read_is_swept_again() {
 /// They are not read (as if added after the refresh); nothing is deleted.
 #[test]
 fn a_full_page_that_adds_no_id_does_not_end_the_sweep() {
-    let mut service = Service::new(docs(2500));
-    let mut cache = Cache::new("t");
-    let mut prefetch = Pager::new(ListCall::Prefetch, args(Query::new(), 1000, 100));
-    drive(&mut prefetch, &service, &mut cache, 10.0).0.unwrap();
+    let (mut service, mut cache) = prefetched(2500);
     let before = all_keys(&mut cache);
-    let (endpoint, query) = complete_lists(&cache)[0].clone();
-    let mut refresh = Refresh::start(&cache, endpoint, query).unwrap();
-    let (config, mut inserted) = (config(), false);
-    let done = loop {
-        match refresh.step(&config).unwrap() {
-            Step::Fetch { request, .. } => {
-                let sweep = request.url.contains("fields=meta");
-                if sweep && !request.url.contains("offset=0") && !inserted {
-                    inserted = true;
-                    for i in 0..999 {
-                        let mut new = docs(1).remove(0);
-                        new["meta"]["id"] = json!(format!("{}", 9000 + i));
-                        service.docs.insert(0, new);
-                    }
-                }
-                let mut page = request.answer(service.get(&request.url), KEY).unwrap();
-                let at = cache.stamp(20.0);
-                refresh.receive(Some(&mut cache), &mut page, at).unwrap();
+    let mut inserted = false;
+    let done = refresh_changing(&mut service, &mut cache, |url, service| {
+        if url.contains("fields=meta") && !url.contains("offset=0") && !inserted {
+            inserted = true;
+            for i in 0..999 {
+                let mut new = docs(1).remove(0);
+                new["meta"]["id"] = json!(format!("{}", 9000 + i));
+                service.docs.insert(0, new);
             }
-            Step::Write => {
-                let change = refresh.write(&cache).unwrap();
-                cache.apply(change);
-            }
-            Step::Done(done) => break done,
         }
-    };
+    });
     assert_eq!(
-        done,
+        done.unwrap(),
         Done::Refreshed {
             changed: 0,
             deleted: 0,
@@ -714,36 +711,18 @@ fn a_full_page_that_adds_no_id_does_not_end_the_sweep() {
 /// sweep reads it (added, then deleted) is not counted as changed.
 #[test]
 fn a_fetched_document_the_sweep_does_not_list_is_not_changed() {
-    let mut service = Service::new(docs(5));
-    let mut cache = Cache::new("t");
-    let mut prefetch = Pager::new(ListCall::Prefetch, args(Query::new(), 10, 100));
-    drive(&mut prefetch, &service, &mut cache, 10.0).0.unwrap();
+    let (mut service, mut cache) = prefetched(5);
     let mut added = docs(1).remove(0);
     added["meta"]["id"] = json!("900");
     added["meta"]["updatedAt"] = json!("2025-01-01T00:00:00.000Z");
     service.docs.push(added);
-    let (endpoint, query) = complete_lists(&cache)[0].clone();
-    let mut refresh = Refresh::start(&cache, endpoint, query).unwrap();
-    let config = config();
-    let done = loop {
-        match refresh.step(&config).unwrap() {
-            Step::Fetch { request, .. } => {
-                if request.url.contains("fields=meta") {
-                    service.docs.retain(|doc| meta(doc, "id") != "900");
-                }
-                let mut page = request.answer(service.get(&request.url), KEY).unwrap();
-                let at = cache.stamp(20.0);
-                refresh.receive(Some(&mut cache), &mut page, at).unwrap();
-            }
-            Step::Write => {
-                let change = refresh.write(&cache).unwrap();
-                cache.apply(change);
-            }
-            Step::Done(done) => break done,
+    let done = refresh_changing(&mut service, &mut cache, |url, service| {
+        if url.contains("fields=meta") {
+            service.docs.retain(|doc| meta(doc, "id") != "900");
         }
-    };
+    });
     assert_eq!(
-        done,
+        done.unwrap(),
         Done::Refreshed {
             changed: 0,
             deleted: 0,
@@ -759,26 +738,19 @@ fn a_fetched_document_the_sweep_does_not_list_is_not_changed() {
 #[test]
 fn a_sweep_ends_where_the_ids_end_whatever_the_total_says() {
     for count in [5, 1000, 1001] {
-        let mut service = Service::new(docs(count));
-        let mut cache = Cache::new("t");
-        let mut prefetch = Pager::new(ListCall::Prefetch, args(Query::new(), 1000, 100));
-        drive(&mut prefetch, &service, &mut cache, 10.0).0.unwrap();
+        let (mut service, mut cache) = prefetched(count);
         service.overstated = 1;
-        let (endpoint, query) = complete_lists(&cache)[0].clone();
-        let mut refresh = Refresh::start(&cache, endpoint, query).unwrap();
-        let (result, trace) = drive(&mut refresh, &service, &mut cache, 20.0);
-        let sweeps = trace
-            .urls
-            .iter()
-            .filter(|url| url.contains("fields=meta"))
-            .count();
+        let mut sweeps = 0;
+        let done = refresh_changing(&mut service, &mut cache, |url, _| {
+            sweeps += usize::from(url.contains("fields=meta"));
+        });
         assert!(sweeps <= 3, "{count}: {sweeps} sweep requests");
-        let done = Done::Refreshed {
+        let expected = Done::Refreshed {
             changed: 0,
             deleted: 0,
             total: count,
         };
-        assert_eq!(result.unwrap(), done, "{count}");
+        assert_eq!(done.unwrap(), expected, "{count}");
     }
 }
 
