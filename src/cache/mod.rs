@@ -356,8 +356,8 @@ pub struct Cache {
     /// decided at.
     generation: u64,
     /// Stored list records no list is known by (two written in an order
-    /// other than their arrival's): deleted by the next write of a list or
-    /// collection.
+    /// other than their arrival's): deleted by the collection after the
+    /// write ([`Cache::plan_after_write`]).
     orphans: Vec<String>,
     /// Stored entries read by [`Cache::load_entry`], for [`Cache::load_end`].
     pending: Loading,
@@ -689,7 +689,6 @@ impl Cache {
         // it replaces goes.
         let (key, _) = self.entry_key(&format!("l:{variant}\u{1f}{endpoint}\u{1f}"));
         change.deletes.extend(replaced.map(|list| list.key.clone()));
-        change.deletes.extend(self.orphans.iter().cloned());
         change.puts.push((key.clone(), Put::Text(record.finish())));
         let list = List {
             members: ids.into_iter().map(|id| Rc::from(id.as_slice())).collect(),
@@ -1321,7 +1320,7 @@ impl Cache {
                         None => true,
                         Some(stored) => stored < revision,
                     };
-                    if listed.contains(id) && (newer || new(id)) {
+                    if listed.contains(id) && newer {
                         changed.insert(id);
                     }
                 }

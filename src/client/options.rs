@@ -380,28 +380,17 @@ impl LastRequest {
         config: &ClientConfig,
     ) -> Result<Rc<Request>> {
         let named = |what: &str, make: fn(String) -> Endpoint| string(&id(&[]), what).map(make);
-        let (endpoint, expect) = match target {
-            Target::Documents => (Ok(Endpoint::Documents), Expect::List),
-            Target::Collection => (
-                named("the collection api id", Endpoint::Collection),
-                Expect::List,
-            ),
-            Target::Document => (
-                named("the document id", Endpoint::Document),
-                Expect::Document,
-            ),
-            Target::Alias => (named("the alias api id", Endpoint::Alias), Expect::Document),
-            Target::Asset => (named("the asset id", Endpoint::Asset), Expect::Document),
-            Target::Repository => (Ok(Endpoint::Repository), Expect::Any),
-            Target::Any => match endpoint(id) {
-                Ok(endpoint) => {
-                    let expect = expect_of(&endpoint);
-                    (Ok(endpoint), expect)
-                }
-                Err(error) => (Err(error), Expect::Any),
-            },
+        let endpoint = match target {
+            Target::Documents => Ok(Endpoint::Documents),
+            Target::Collection => named("the collection api id", Endpoint::Collection),
+            Target::Document => named("the document id", Endpoint::Document),
+            Target::Alias => named("the alias api id", Endpoint::Alias),
+            Target::Asset => named("the asset id", Endpoint::Asset),
+            Target::Repository => Ok(Endpoint::Repository),
+            Target::Any => endpoint(id),
         };
         let (endpoint, text) = (endpoint?, query_text(query)?.unwrap_or_default());
+        let expect = expect_of(&endpoint);
         let same = |(last, request): &(String, Rc<Request>)| {
             *last == text && request.endpoint == endpoint && request.expect == expect
         };
@@ -422,8 +411,9 @@ impl LastRequest {
 }
 
 /// What `endpoint` answers with: a list, one document, or any JSON (a raw
-/// endpoint, the repository info). `get` of a typed endpoint's path is that
-/// endpoint's request: checked, answered and cached as the typed method's.
+/// endpoint, the repository info), whichever method asked for it: `get` of
+/// a typed endpoint's path is that endpoint's request, checked, answered
+/// and cached as the typed method's.
 fn expect_of(endpoint: &Endpoint) -> Expect {
     match endpoint {
         Endpoint::Documents | Endpoint::Collection(_) => Expect::List,

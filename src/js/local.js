@@ -72,17 +72,22 @@ export function sortRows(docs, flat) {
   const n = docs.length;
   const k = paths.length;
   const rows = new Array(n);
+  // Whether a value may hold an infinity (one, or an object): only then is
+  // the text looked at again (exactJson), the values being read here anyway.
+  let looked = false;
   for (let i = 0; i < n; i++) {
     const d = docs[i];
     if (!isObject(d)) return i;
     const row = new Array(k);
     for (let j = 0; j < k; j++) {
       const s = hasOwn.call(d, paths[j][0]) ? d[paths[j][0]] : undefined;
-      row[j] = isObject(s) && hasOwn.call(s, paths[j][1]) ? s[paths[j][1]] : null;
+      const v = isObject(s) && hasOwn.call(s, paths[j][1]) ? s[paths[j][1]] : null;
+      if (v === Infinity || v === -Infinity || (typeof v === "object" && v !== null)) looked = true;
+      row[j] = v;
     }
     rows[i] = row;
   }
-  return exactJson(rows);
+  return looked ? exactJson(rows) : JSON.stringify(rows);
 }
 
 /** The documents at the positions `order`, in that order. */

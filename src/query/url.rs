@@ -51,18 +51,17 @@ impl Endpoint {
         for segment in text.split('/') {
             segments.push(check_segment(segment, "an endpoint segment")?.to_owned());
         }
-        let typed = match (segments.as_slice(), segments.get(1).cloned()) {
-            ([only], None) if only == "documents" => Endpoint::Documents,
-            ([kind, _], Some(id)) => match kind.as_str() {
-                "documents" => Endpoint::Document(id),
-                "collections" => Endpoint::Collection(id),
-                "alias" => Endpoint::Alias(id),
-                "assets" => Endpoint::Asset(id),
+        Ok(match segments.as_slice() {
+            [only] if only == "documents" => Endpoint::Documents,
+            [kind, id] => match kind.as_str() {
+                "documents" => Endpoint::Document(id.clone()),
+                "collections" => Endpoint::Collection(id.clone()),
+                "alias" => Endpoint::Alias(id.clone()),
+                "assets" => Endpoint::Asset(id.clone()),
                 _ => Endpoint::Raw(segments),
             },
             _ => Endpoint::Raw(segments),
-        };
-        Ok(typed)
+        })
     }
 
     /// Validates the id of a typed endpoint.
