@@ -23,7 +23,7 @@ mod value_api;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
-use content_repo::cache::{endpoint_key, Cache, Change, Kind, Swept};
+use content_repo::cache::{endpoint_key, Cache, Change, Kind, Swept, FORGET_DELETIONS_MS};
 use content_repo::{Direction, Endpoint, Query};
 use proptest::prelude::*;
 use serde_json::{json, Value};
@@ -2657,4 +2657,80 @@ fn a_load_merges_the_deletions_of_each_variant_into_one_entry() {
         json!({ format!("{:018}", 1): 10, format!("{:018}", 3): 20 })
     );
     assert_eq!(merged.size(), 0);
+}
+
+/// A deletion is remembered for as long as a stored response received
+/// before it holds the document, and otherwise for
+/// [`FORGET_DELETIONS_MS`] (counted back from the latest time a load
+/// reads): a load forgets the others, so deletions do not pile up in
+/// storage for as long as the cache lives. Forgetting one changes no
+/// answer: the document stays deleted, memory and a reload agree.
+#[test]
+fn a_load_forgets_deletions_that_bury_nothing_stored_after_a_week() {
+    let day = 24.0 * 3600.0 * 1000.0;
+    assert_eq!(FORGET_DELETIONS_MS, 7.0 * day);
+    let third = Endpoint::Document(format!("{:018}", 3));
+    let deletion_entries = |storage: &Storage| {
+        let entries = storage
+            .entries
+            .iter()
+            .filter(|(key, _)| key.starts_with("t:"));
+        entries.map(|(_, text)| text.clone()).collect::<Vec<_>>()
+    };
+    // (days after the deletion that the last response arrived, whether the
+    // response that held the deleted document is still stored, whether its
+    // deletion is remembered after a load)
+    for (days, held, remembered) in [(6.0, false, true), (8.0, false, false), (8.0, true, true)] {
+        let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
+        record_three(&mut cache, &mut storage);
+        delete_third(&mut cache, &mut storage);
+        assert_eq!(deletion_entries(&storage).len(), 1);
+        let arrived = cache.stamp(2000.0 + days * day);
+        // The list again: it replaces the first response (same URL), unless
+        // asked at another URL, when the first one stays stored.
+        let url = if held {
+            "https://cms.example.com/v1/demo/collections/posts?a"
+        } else {
+            URL
+        };
+        let text = Rc::new(list(three()[..2].to_vec(), 2).to_string());
+        let (endpoint, query) = (posts(), Query::new());
+        record_at(
+            &mut cache,
+            &mut storage,
+            url,
+            &endpoint,
+            &query,
+            Kind::List,
+            text,
+            arrived,
+        );
+        let stored = storage
+            .entries
+            .keys()
+            .filter(|key| key.starts_with("s:"))
+            .count();
+        assert_eq!(stored, 1 + usize::from(held), "{days} {held}");
+
+        let mut reloaded = Cache::new("r");
+        let (errors, change) = reloaded.load(storage.entries.clone().into_iter().collect());
+        assert!(errors.is_empty(), "{errors:?}");
+        storage.write(&change);
+        reloaded.apply(change);
+        let entries = deletion_entries(&storage);
+        let case = format!("{days} days, held: {held}: {entries:?}");
+        assert_eq!(entries.len(), usize::from(remembered), "{case}");
+        if remembered {
+            assert!(entries[0].contains(&format!("{:018}", 3)), "{case}");
+        }
+        // No answer changed: the deleted document stays deleted.
+        for cache in [&mut cache, &mut reloaded, &mut storage.load("again")] {
+            assert!(
+                cache.answer_single("z", &third, &Query::new()).is_err(),
+                "{case}"
+            );
+            let answer = cache.answer_list(URL, &posts(), &Query::new()).unwrap();
+            assert_eq!(body(&answer)["meta"]["total"], 2, "{case}");
+        }
+    }
 }

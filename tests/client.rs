@@ -1696,3 +1696,68 @@ fn a_document_deleted_between_the_sweep_and_its_fetch_fails_the_refresh() {
         }
     );
 }
+
+/// The sweep reads up to `MAX_PAGES` pages' worth of ids (1,000,000): its
+/// pages after the first overlap by one id, so a list of a million ids takes
+/// one page more than the limit counts. Before, the limit counted requests,
+/// and a list of 999,001 to 1,000,000 ids failed with `invalid_argument`.
+/// A list longer than that still fails, and nothing changed.
+#[test]
+fn the_sweep_reads_a_million_ids() {
+    use content_repo::cache::refresh::{MAX_PAGES, PAGE};
+    let limit = MAX_PAGES as usize * PAGE as usize;
+    for (count, reads) in [(limit, true), (limit + 1000, false)] {
+        let (_, mut cache) = prefetched(5);
+        let (endpoint, query) = complete_lists(&cache)[0].clone();
+        let mut refresh = Refresh::start(&cache, endpoint, query).unwrap();
+        let config = config();
+        let mut sweeps = 0;
+        let outcome = loop {
+            let request = match refresh.step(&config) {
+                Ok(Step::Fetch { request, .. }) => request,
+                Ok(_) => break Ok(()),
+                Err(error) => break Err(error),
+            };
+            let url = request.url.clone();
+            let (offset, limit) = (query_number(&url, "offset"), query_number(&url, "limit"));
+            let body = if url.contains("fields=meta") {
+                sweeps += 1;
+                let ids = offset..(offset + limit).min(count);
+                let data: Vec<String> = ids
+                    .map(|i| format!(r#"{{"meta":{{"id":"s{i}","revision":1}}}}"#))
+                    .collect();
+                let meta = format!(
+                    r#""count":{},"offset":{offset},"total":{count}"#,
+                    data.len()
+                );
+                format!(r#"{{"data":[{}],"meta":{{{meta}}}}}"#, data.join(","))
+            } else if url.contains("updatedAt") {
+                r#"{"data":[],"meta":{"count":0,"offset":0,"total":0}}"#.to_owned()
+            } else {
+                // The sweep ended: the documents it found new are asked by id.
+                break Ok(());
+            };
+            let mut page = request.answer(body, KEY).unwrap();
+            let at = cache.stamp(20.0);
+            refresh.receive(Some(&mut cache), &mut page, at).unwrap();
+        };
+        match outcome {
+            Ok(()) => {
+                assert!(reads, "{count}");
+                assert_eq!(sweeps, MAX_PAGES as usize + 1, "{count}");
+            }
+            Err(error) => {
+                assert!(!reads, "{count}: {error}");
+                assert_eq!(error.code(), "invalid_argument", "{error}");
+            }
+        }
+    }
+}
+
+/// The number of the query parameter `name` in `url`.
+fn query_number(url: &str, name: &str) -> usize {
+    let value = url
+        .split(['?', '&'])
+        .find_map(|pair| pair.strip_prefix(&format!("{name}=")));
+    value.map_or(0, |value| value.parse().unwrap())
+}

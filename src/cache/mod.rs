@@ -19,7 +19,9 @@
 //!   deletion (`t:{variant}\u{1f}...` entries, one per refresh, never
 //!   rewritten, so that two tabs deleting at once keep both; merged into one
 //!   at a load): a response received later brings it back, one received
-//!   earlier (recorded late, or read at a reload) does not.
+//!   earlier (recorded late, or read at a reload) does not. A load forgets
+//!   a deletion that buries no stored response and is older than
+//!   [`FORGET_DELETIONS_MS`].
 //! - A list (an endpoint in a variant) is **complete** when one response
 //!   held all of it or when every page of it was recorded ([`Cache::plan_complete`]):
 //!   its member ids are kept (`l:` entries, a new key at each write, never
@@ -60,6 +62,10 @@ use crate::Selection;
 
 /// The version of the stored entries; others are skipped when loading.
 const SCHEMA: u64 = 2;
+
+/// How long a deletion that buries no stored response is remembered,
+/// counted back from the latest time a load reads (7 days, in ms).
+pub const FORGET_DELETIONS_MS: f64 = 7.0 * 24.0 * 3600.0 * 1000.0;
 
 /// What a response is, for the cache.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -636,12 +642,18 @@ impl Cache {
     }
 
     /// Stores the documents of `segment` (`batch`, read from it) in its
-    /// variant, but those [`Cache::buried`].
-    fn commit(&mut self, segment: &Segment, mut batch: Batch) {
+    /// variant, but those [`Cache::buried`], which `buried` gets.
+    fn commit(&mut self, segment: &Segment, mut batch: Batch, buried: &mut Set<Vec<u8>>) {
         let variant = &segment.variant;
         if self.tombstones.contains_key(variant) {
             let arrived = segment.fetched_at;
-            batch.drop_where(|id| self.buried(variant, id, arrived));
+            batch.drop_where(|id| {
+                let dead = self.buried(variant, id, arrived);
+                if dead {
+                    buried.insert(id.to_vec());
+                }
+                dead
+            });
         }
         self.store(variant).commit_batch(batch);
     }
@@ -740,7 +752,7 @@ impl Cache {
         self.generation += 1;
         for (key, segment, batch) in change.segments {
             if let Some(batch) = batch {
-                self.commit(&segment, batch);
+                self.commit(&segment, batch, &mut Set::default());
             }
             // A response of a list is a use of it (least recently used goes first).
             self.touch(&(segment.variant.clone(), segment.endpoint.clone()));
@@ -1075,9 +1087,12 @@ impl Cache {
             keys.push((variant, key));
         }
         let mut latest = 0.0_f64;
+        // The deleted documents a stored response holds (by variant).
+        let mut buried: Map<String, Set<Vec<u8>>> = Map::default();
         for (key, segment, batch) in segments {
             if let Some(batch) = batch {
-                self.commit(&segment, batch);
+                let variant = segment.variant.clone();
+                self.commit(&segment, batch, buried.entry(variant).or_default());
             }
             latest = latest.max(segment.fetched_at);
             self.next.set(self.next.get().max(segment.seq));
@@ -1137,17 +1152,27 @@ impl Cache {
         // The entries of deleted documents of a variant become one when there
         // are several, or one of an earlier version (whose deletions happened
         // after every response read with them: at the latest one, in memory at
-        // once). Entries are never rewritten, so deleting those read loses
-        // nothing another tab wrote meanwhile.
+        // once), or when some are forgotten: a deletion older than
+        // [`FORGET_DELETIONS_MS`] before the latest time read that buries no
+        // stored response (only a response received before it and written
+        // that much later could still need it). Entries are never rewritten,
+        // so deleting those read loses nothing another tab wrote meanwhile.
+        let horizon = latest.max(newest) - FORGET_DELETIONS_MS;
         let variants: Vec<String> = self.tombstones.keys().cloned().collect();
         for variant in &variants {
             let read = keys.iter().filter(|(of, _)| *of == variant);
             let legacy = read.clone().any(|(_, key)| !key.contains('\u{1f}'));
-            if read.clone().count() < 2 && !legacy {
+            let holds = buried.get(variant);
+            let Some(known) = self.tombstones.get_mut(variant) else {
+                continue;
+            };
+            let count = known.len();
+            known.retain(|id, at| *at >= horizon || holds.is_some_and(|held| held.contains(id)));
+            if read.clone().count() < 2 && !legacy && known.len() == count {
                 continue;
             }
             let mut dead = Tombstones::default();
-            for (id, at) in self.tombstones.get_mut(variant).into_iter().flatten() {
+            for (id, at) in known.iter_mut() {
                 if at.is_infinite() {
                     *at = latest;
                 }
@@ -1156,6 +1181,7 @@ impl Cache {
             self.plan_tombstones(&mut change, variant, dead, None);
             change.deletes.extend(read.map(|(_, key)| (*key).clone()));
         }
+        self.tombstones.retain(|_, dead| !dead.is_empty());
         (errors, change)
     }
 

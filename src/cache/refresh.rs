@@ -44,7 +44,8 @@ use crate::query::{Filter, Join, Query};
 /// Documents per refresh request.
 pub const PAGE: u32 = 1000;
 /// The most pages a refresh reads of each kind (a bound on a service that
-/// never ends a list).
+/// never ends a list); the sweep reads one more, as its pages overlap by one
+/// id: a list of up to `MAX_PAGES * PAGE` ids is refreshed.
 pub const MAX_PAGES: u64 = 1000;
 /// Ids per request when fetching documents by id.
 pub const IDS_PER_REQUEST: usize = 40;
@@ -208,7 +209,9 @@ impl Paging for Refresh {
                 (self.phase, self.next, self.pages) = (Phase::Sweep, Some(0), 0);
                 sweep_query(&self.query, 0)?
             }
-            (Phase::Sweep, Some(_)) if self.pages >= MAX_PAGES => {
+            // (Pages after the first overlap by one id: one page more reads
+            // `MAX_PAGES` pages' worth of ids.)
+            (Phase::Sweep, Some(_)) if self.pages > MAX_PAGES => {
                 return Err(Error::invalid_argument(format!(
                     "the list has more than {MAX_PAGES} pages of {PAGE}: it was not refreshed"
                 )))
