@@ -30,6 +30,10 @@ pub enum Arg {
     /// A string, or one of the package's `Query` objects (read through its
     /// canonical string) where a query is expected.
     Text(String),
+    /// A string that is not well-formed UTF-16 (a lone surrogate), as read
+    /// (each lone surrogate a U+FFFD): a query value as `URLSearchParams`
+    /// writes it, never a path segment ([`segment`]).
+    Unpaired(String),
     /// An array, with its elements (nested arrays without theirs).
     Array(Vec<Arg>),
     /// A function.
@@ -57,7 +61,7 @@ impl Arg {
             Arg::Undefined | Arg::Null => false,
             Arg::Bool(flag) => *flag,
             Arg::Number(number) => *number != 0.0 && !number.is_nan(),
-            Arg::Text(text) => !text.is_empty(),
+            Arg::Text(text) | Arg::Unpaired(text) => !text.is_empty(),
             Arg::Array(_) | Arg::Function | Arg::Signal | Arg::Object => true,
         }
     }
@@ -68,10 +72,20 @@ impl Arg {
         matches!(self, Arg::Array(_) | Arg::Signal | Arg::Object)
     }
 
+    /// A JavaScript string as read (a lone surrogate as U+FFFD);
+    /// `well_formed` says whether the string itself is well-formed UTF-16,
+    /// asked only when `text` holds a U+FFFD.
+    pub fn text(text: String, well_formed: impl FnOnce() -> bool) -> Arg {
+        match crate::json::has_replacement(&text) && !well_formed() {
+            true => Arg::Unpaired(text),
+            false => Arg::Text(text),
+        }
+    }
+
     /// The text of a string.
     pub fn as_text(&self) -> Option<&str> {
         match self {
-            Arg::Text(text) => Some(text),
+            Arg::Text(text) | Arg::Unpaired(text) => Some(text),
             _ => None,
         }
     }
@@ -83,7 +97,7 @@ pub fn describe(value: &Arg) -> String {
     match value {
         Arg::Undefined => "undefined".into(),
         Arg::Null => "null".into(),
-        Arg::Text(text) => {
+        Arg::Text(text) | Arg::Unpaired(text) => {
             let short: String = text.chars().take(40).collect();
             quoted(&short)
         }
@@ -97,6 +111,28 @@ pub fn describe(value: &Arg) -> String {
         Arg::Function => "a function".into(),
         Arg::Signal | Arg::Object => "an object".into(),
     }
+}
+
+/// A required string that is one path segment of a URL (an id, an api id,
+/// the repository): encoded as `encodeURIComponent` does, which throws for
+/// a lone surrogate, so one is an `invalid_argument` error (never another
+/// document's URL).
+///
+/// ```
+/// use content_repo::args::{segment, Arg};
+///
+/// assert_eq!(segment(&Arg::Text("a b".into()), "the id").unwrap(), "a b");
+/// let error = segment(&Arg::Unpaired("\u{fffd}".into()), "the id").unwrap_err();
+/// assert_eq!(error.code(), "invalid_argument");
+/// ```
+pub fn segment(value: &Arg, what: &str) -> Result<String> {
+    if let Arg::Unpaired(_) = value {
+        return Err(Error::invalid_argument(format!(
+            "{what} holds a lone surrogate (it is not well-formed UTF-16): it cannot be a URL \
+             path segment (encodeURIComponent throws for it)"
+        )));
+    }
+    string(value, what)
 }
 
 /// A required string.

@@ -121,11 +121,12 @@ impl Error {
     }
 
     /// An [`Error::Decode`] whose excerpt is the start of `text` (60
-    /// characters).
+    /// characters), without the API key of any client alive
+    /// ([`Redacting`]).
     pub(crate) fn decode(message: impl Into<String>, text: &str) -> Self {
         Error::Decode {
             message: message.into(),
-            excerpt: text.chars().take(60).collect(),
+            excerpt: excerpt(text, 60),
         }
     }
 
@@ -159,6 +160,70 @@ impl Error {
             _ => None,
         }
     }
+}
+
+thread_local! {
+    /// The API keys of the clients alive (one entry a client).
+    static SECRETS: std::cell::RefCell<Vec<std::rc::Rc<str>>> = const {
+        std::cell::RefCell::new(Vec::new())
+    };
+}
+
+/// While one lives, its API key is redacted from every excerpt of a body
+/// that an [`Error::Decode`] carries, wherever the body came from (a
+/// response, a stored cache entry, a refresh's page): a client holds one.
+///
+/// ```
+/// use content_repo::{Error, Redacting};
+///
+/// let text = r#"[{"s3cret":1}]"#;
+/// let excerpt = || match content_repo::store::DocumentStore::new().put_json(text.to_owned()) {
+///     Err(Error::Decode { excerpt, .. }) => excerpt,
+///     other => format!("{other:?}"),
+/// };
+/// let held = Redacting::new("s3cret");
+/// assert_eq!(excerpt(), r#"[{"[redacted]":1}]"#);
+/// drop(held);
+/// assert_eq!(excerpt(), text);
+/// ```
+#[derive(Debug)]
+pub struct Redacting(std::rc::Rc<str>);
+
+impl Redacting {
+    /// Redacts `secret` until dropped (an empty one: nothing).
+    pub fn new(secret: &str) -> Self {
+        let secret: std::rc::Rc<str> = secret.into();
+        let _ = SECRETS.try_with(|secrets| secrets.borrow_mut().push(secret.clone()));
+        Redacting(secret)
+    }
+}
+
+impl Drop for Redacting {
+    fn drop(&mut self) {
+        let _ = SECRETS.try_with(|secrets| {
+            let mut secrets = secrets.borrow_mut();
+            if let Some(at) = secrets.iter().position(|s| std::rc::Rc::ptr_eq(s, &self.0)) {
+                secrets.swap_remove(at);
+            }
+        });
+    }
+}
+
+/// At most `chars` characters of the start of `text`, without the keys
+/// [`Redacting`] holds (see [`crate::http::response::excerpt`]).
+pub(crate) fn excerpt(text: &str, chars: usize) -> String {
+    let secrets = SECRETS.try_with(|secrets| secrets.borrow().clone());
+    let secrets = secrets.unwrap_or_default();
+    // (A secret's bytes count its characters or more.)
+    let margin = secrets.iter().map(|s| s.len()).max().unwrap_or(0);
+    let window: String = text
+        .chars()
+        .take(chars + margin.saturating_mul(12))
+        .collect();
+    let scrubbed = secrets.iter().fold(window, |text, secret| {
+        crate::http::response::scrub(&text, secret)
+    });
+    scrubbed.chars().take(chars).collect()
 }
 
 /// The crate's result type.

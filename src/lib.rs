@@ -39,7 +39,7 @@ pub mod store;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
 
-pub use error::{Error, Result};
+pub use error::{Error, Redacting, Result};
 pub use http::ClientConfig;
 pub use query::selection::{Node, Parts, Selection};
 pub use query::sort::{Direction, FieldKey, Scope, Sort};

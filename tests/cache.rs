@@ -2734,3 +2734,67 @@ fn a_load_forgets_deletions_that_bury_nothing_stored_after_a_week() {
         }
     }
 }
+
+/// A list answer the cache computes keeps the other keys of the list's
+/// latest response, in its order (SPEC 4: unknown extra keys are kept), as
+/// the service answers any query of that list: a re-sorted page, the exact
+/// URL, after a reload. Its `includes` (of that page's documents alone) is
+/// not kept. A later response without them drops them. Before, every
+/// computed answer was `{data, meta}`.
+#[test]
+fn a_computed_list_answer_keeps_the_envelopes_other_keys_in_order() {
+    let keys = |answer: &content_repo::cache::Answer| -> Vec<String> {
+        let value: serde_json::Map<String, Value> = serde_json::from_str(&answer.body).unwrap();
+        value.keys().cloned().collect()
+    };
+    let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
+    let text = format!(
+        r#"{{"status":"ok","meta":{{"count":3,"limit":25,"offset":0,"total":3}},"data":{},"includes":{{}},"x":[1,{{"y":null}}]}}"#,
+        serde_json::to_string(&three()).unwrap()
+    );
+    let (endpoint, query) = (posts(), Query::new());
+    record_at(
+        &mut cache,
+        &mut storage,
+        URL,
+        &endpoint,
+        &query,
+        Kind::List,
+        Rc::new(text),
+        1000.0,
+    );
+    let mut sorted = Query::new();
+    sorted
+        .sort("fields.title", Direction::Desc)
+        .unwrap()
+        .limit(2)
+        .unwrap();
+    for cache in [&mut cache, &mut storage.load("r")] {
+        for query in [&Query::new(), &sorted] {
+            let answer = cache.answer_list(URL, &posts(), query).unwrap();
+            assert_eq!(
+                keys(&answer),
+                ["status", "meta", "data", "x"],
+                "{}",
+                answer.body
+            );
+            let value = body(&answer);
+            assert_eq!(value["x"], json!([1, { "y": null }]));
+            assert_eq!(value["status"], "ok");
+        }
+        let answer = cache.answer_list(URL, &posts(), &sorted).unwrap();
+        let value = body(&answer);
+        let titles: Vec<&Value> = value["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| &d["fields"]["title"])
+            .collect();
+        assert_eq!(titles, [&json!("c"), &json!("b")]);
+        assert_eq!(body(&answer)["meta"]["count"], 2);
+    }
+    // The list again, without other keys.
+    record_whole(&mut cache, &mut storage, three());
+    let answer = cache.answer_list(URL, &posts(), &sorted).unwrap();
+    assert_eq!(keys(&answer), ["data", "meta"]);
+}

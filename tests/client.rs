@@ -168,12 +168,18 @@ fn drive_losing(
                 trace.urls.push(request.url.clone());
                 let mut page = request.answer(service.get(&request.url), KEY)?;
                 let at = cache.stamp(now);
+                // As the boundary: a record that cannot be planned is told
+                // to the machine, with the page.
                 if via == Via::Record {
-                    let (change, ids) = request.plan_record(cache, &page, at)?;
-                    if lost != Some(trace.urls.len() - 1) {
-                        cache.apply(change);
+                    match request.plan_record(cache, &page, at) {
+                        Ok((change, ids)) => {
+                            if lost != Some(trace.urls.len() - 1) {
+                                cache.apply(change);
+                            }
+                            page.ids = ids;
+                        }
+                        Err(error) => page.unrecorded = Some(error),
                     }
-                    page.ids = ids;
                 }
                 if let Some(progress) = machine.receive(Some(cache), &mut page, at)? {
                     trace.progress.push(progress);
@@ -552,21 +558,41 @@ fn all_keys(cache: &mut Cache) -> BTreeMap<String, u64> {
 fn refresh_changing(
     service: &mut Service,
     cache: &mut Cache,
-    mut change: impl FnMut(&str, &mut Service),
+    change: impl FnMut(&str, &mut Service),
 ) -> Result<Done, Error> {
     let (endpoint, query) = complete_lists(cache)[0].clone();
     let mut refresh = Refresh::start(cache, endpoint, query)?;
+    drive_changing(&mut refresh, service, cache, change)
+}
+
+/// Drives `machine` as [`drive`] does (at 20 ms), where `change` may change
+/// `service` before each request (its URL given).
+fn drive_changing(
+    machine: &mut dyn Paging,
+    service: &mut Service,
+    cache: &mut Cache,
+    mut change: impl FnMut(&str, &mut Service),
+) -> Result<Done, Error> {
     let config = config();
     loop {
-        match refresh.step(&config)? {
-            Step::Fetch { request, .. } => {
+        match machine.step(&config)? {
+            Step::Fetch { request, via } => {
                 change(&request.url, service);
                 let mut page = request.answer(service.get(&request.url), KEY)?;
                 let at = cache.stamp(20.0);
-                refresh.receive(Some(cache), &mut page, at)?;
+                if via == Via::Record {
+                    match request.plan_record(cache, &page, at) {
+                        Ok((change, ids)) => {
+                            cache.apply(change);
+                            page.ids = ids;
+                        }
+                        Err(error) => page.unrecorded = Some(error),
+                    }
+                }
+                machine.receive(Some(cache), &mut page, at)?;
             }
             Step::Write => {
-                let change = refresh.write(cache)?;
+                let change = machine.write(cache)?;
                 cache.apply(change);
             }
             Step::Done(done) => return Ok(done),
@@ -1760,4 +1786,113 @@ fn query_number(url: &str, name: &str) -> usize {
         .split(['?', '&'])
         .find_map(|pair| pair.strip_prefix(&format!("{name}=")));
     value.map_or(0, |value| value.parse().unwrap())
+}
+
+/// A row of the sweep without an id is not a document the list no longer
+/// holds: the refresh rejects with `decode` and changes nothing (before, it
+/// deleted the cached document the service still listed).
+#[test]
+fn a_sweep_row_without_an_id_fails_the_refresh_and_deletes_nothing() {
+    let (mut service, mut cache) = prefetched(5);
+    let before = all_keys(&mut cache);
+    let result = refresh_changing(&mut service, &mut cache, |url, service| {
+        if url.contains("fields=meta") {
+            service.docs[2]["meta"]["id"] = Value::Null;
+        }
+    });
+    let error = result.unwrap_err();
+    assert_eq!(error.code(), "decode", "{error}");
+    assert_eq!(all_keys(&mut cache), before);
+}
+
+/// A prefetch records a list as complete only when it read it whole and
+/// unchanged: a page the cache cannot record (a document without an id)
+/// fails it with that page's `decode` error (before, a list of such rows
+/// was recorded complete and empty); a list with an id twice, or whose
+/// `meta.total` moved between its pages (a document deleted or added
+/// meanwhile, so one was read twice or not at all), is not recorded
+/// (`not_cached`), never a list the service did not have.
+#[test]
+fn a_prefetch_records_only_a_list_it_read_whole_and_unchanged() {
+    type Edit = fn(&mut Vec<Value>);
+    let cases: [(&str, Edit, bool, &str); 5] = [
+        (
+            "no id",
+            |docs| docs[1]["meta"]["id"] = Value::Null,
+            false,
+            "decode",
+        ),
+        (
+            "no meta",
+            |docs| docs[0] = json!({ "fields": {} }),
+            false,
+            "decode",
+        ),
+        (
+            "an id twice",
+            |docs| docs[4] = docs[1].clone(),
+            false,
+            "not_cached",
+        ),
+        (
+            "deleted at the head",
+            |docs| drop(docs.remove(0)),
+            true,
+            "not_cached",
+        ),
+        (
+            "added at the head",
+            |docs| docs.insert(0, docs[3].clone()),
+            true,
+            "not_cached",
+        ),
+    ];
+    for (case, edit, between_pages, code) in cases {
+        let mut service = Service::new(docs(6));
+        if !between_pages {
+            edit(&mut service.docs);
+        }
+        let mut cache = Cache::new("t");
+        let mut prefetch = Pager::new(ListCall::Prefetch, args(Query::new(), 2, 100));
+        let result = drive_changing(&mut prefetch, &mut service, &mut cache, |url, service| {
+            if between_pages && url.contains("offset=2") {
+                edit(&mut service.docs);
+            }
+        });
+        let error = result.unwrap_err();
+        assert_eq!(error.code(), code, "{case}: {error}");
+        assert!(complete_lists(&cache).is_empty(), "{case}");
+    }
+    // Unchanged: complete.
+    let mut service = Service::new(docs(6));
+    let mut cache = Cache::new("t");
+    let mut prefetch = Pager::new(ListCall::Prefetch, args(Query::new(), 2, 100));
+    let done = drive_changing(&mut prefetch, &mut service, &mut cache, |_, _| {});
+    assert_eq!(
+        done.unwrap(),
+        Done::Prefetched {
+            loaded: 6,
+            total: 6
+        }
+    );
+    assert_eq!(complete_lists(&cache).len(), 1);
+}
+
+/// One response that lists an id twice does not make its list complete:
+/// the cache holds one document an id, and would answer one fewer.
+#[test]
+fn a_list_with_an_id_twice_is_not_complete() {
+    let mut listed = docs(3);
+    listed[2] = listed[0].clone();
+    let mut service = Service::new(listed);
+    let mut cache = Cache::new("t");
+    let mut all = Pager::new(ListCall::Prefetch, args(Query::new(), 1000, 100));
+    let error = drive_changing(&mut all, &mut service, &mut cache, |_, _| {}).unwrap_err();
+    assert_eq!(error.code(), "not_cached", "{error}");
+    let posts = Endpoint::Collection("posts".into());
+    let request = Request::new(&config(), posts, Query::new(), Expect::List).unwrap();
+    let page = request.answer(service.get(&request.url), KEY).unwrap();
+    let (change, _) = request.plan_record(&mut cache, &page, 30.0).unwrap();
+    cache.apply(change);
+    assert!(complete_lists(&cache).is_empty());
 }

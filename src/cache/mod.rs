@@ -149,7 +149,7 @@ fn not_cached(message: impl Into<String>) -> Error {
 fn corrupt(key: &str, why: impl std::fmt::Display, text: &str) -> Error {
     Error::Decode {
         message: format!("skipped the cache entry {}: {why}", quoted(key)),
-        excerpt: text.chars().take(80).collect(),
+        excerpt: crate::error::excerpt(text, 80),
     }
 }
 
@@ -342,6 +342,10 @@ pub struct Cache {
     lists: Map<(String, String), List>,
     /// Alias targets by (variant, alias api id).
     aliases: Map<(String, String), Vec<u8>>,
+    /// The envelope of each list's latest response, when it has keys other
+    /// than `data`, `meta` and `includes`: answers computed for the list
+    /// keep them, in its order.
+    templates: Map<(String, String), crate::store::Template>,
     /// Documents deleted by a refresh, by variant: never served again unless
     /// a response received after the deletion holds them.
     tombstones: Map<String, Tombstones>,
@@ -435,7 +439,11 @@ pub fn is_quota(error: &Error) -> bool {
 /// The ids (decoded) of the documents of a list text, in order, read as
 /// the store reads them; documents without an id are skipped.
 pub fn page_ids(text: &str) -> Vec<Vec<u8>> {
-    sweep_entries(text).into_iter().map(|(id, _)| id).collect()
+    let ranges = list_documents(text).unwrap_or_default();
+    entries(text, ranges)
+        .into_iter()
+        .map(|(id, _)| id)
+        .collect()
 }
 
 fn header(segment: &Segment, selection: Option<&str>) -> String {
@@ -584,11 +592,13 @@ impl Cache {
         ));
         if let (Kind::List, Some(batch)) = (kind, &batch) {
             // One response that holds the whole list makes it complete,
-            // unless a document of it was deleted since it arrived.
+            // unless a document of it was deleted since it arrived, or it
+            // lists one id twice (the cache holds one document an id).
             if query.get_offset().unwrap_or(0) == 0
                 && batch.total() == Some(batch.len() as u64)
                 && needs_service(query).is_none()
                 && !batch.ids().any(|id| self.buried(&variant, id, now))
+                && batch.ids().collect::<Set<&[u8]>>().len() == batch.len()
             {
                 let ids = batch.ids().map(<[u8]>::to_vec).collect();
                 self.plan_list(&mut change, &variant, &segment.endpoint, ids, now);
@@ -645,6 +655,13 @@ impl Cache {
     /// variant, but those [`Cache::buried`], which `buried` gets.
     fn commit(&mut self, segment: &Segment, mut batch: Batch, buried: &mut Set<Vec<u8>>) {
         let variant = &segment.variant;
+        if segment.kind == Kind::List {
+            let key = (variant.clone(), segment.endpoint.clone());
+            match batch.template() {
+                Some(template) => self.templates.insert(key, template.clone()),
+                None => self.templates.remove(&key),
+            };
+        }
         if self.tombstones.contains_key(variant) {
             let arrived = segment.fetched_at;
             batch.drop_where(|id| {
@@ -1021,7 +1038,12 @@ impl Cache {
                     segment.fetched_at,
                     false,
                 );
-                Some(prepared.map_err(|error| corrupt(&key, error, &segment.text))?)
+                // (Its reason: the excerpt is the entry's.)
+                let reason = |error| match error {
+                    Error::Decode { message, .. } => message,
+                    error => error.to_string(),
+                };
+                Some(prepared.map_err(|error| corrupt(&key, reason(error), &segment.text))?)
             }
         };
         Ok((key, segment, batch))
@@ -1166,22 +1188,23 @@ impl Cache {
             let Some(known) = self.tombstones.get_mut(variant) else {
                 continue;
             };
-            let count = known.len();
-            known.retain(|id, at| *at >= horizon || holds.is_some_and(|held| held.contains(id)));
-            if read.clone().count() < 2 && !legacy && known.len() == count {
-                continue;
-            }
+            // (Memory keeps the forgotten ones until the next load: they
+            // bury only what the storage no longer holds.)
             let mut dead = Tombstones::default();
             for (id, at) in known.iter_mut() {
                 if at.is_infinite() {
                     *at = latest;
                 }
-                dead.insert(id.clone(), *at);
+                if *at >= horizon || holds.is_some_and(|held| held.contains(id)) {
+                    dead.insert(id.clone(), *at);
+                }
+            }
+            if read.clone().count() < 2 && !legacy && dead.len() == known.len() {
+                continue;
             }
             self.plan_tombstones(&mut change, variant, dead, None);
             change.deletes.extend(read.map(|(_, key)| (*key).clone()));
         }
-        self.tombstones.retain(|_, dead| !dead.is_empty());
         (errors, change)
     }
 
@@ -1463,13 +1486,11 @@ impl Cache {
         let (variant, text) = (&segment.variant, segment.text.as_str());
         let store = self.variants.get(variant);
         let documents = match segment.kind {
-            Kind::List => sweep_entries(text),
+            Kind::List => list_documents(text).unwrap_or_default(),
             // One document: the whole text.
-            _ => {
-                let whole = 0..text.len();
-                entries(text, vec![whole])
-            }
+            _ => std::iter::once(0..text.len()).collect(),
         };
+        let documents = entries(text, documents);
         documents.iter().any(|(id, revision)| {
             self.buried(variant, id, segment.fetched_at)
                 || store
@@ -1522,7 +1543,13 @@ impl Cache {
         // membership test.
         let member = |id: &[u8]| members.contains(id);
         let filter = (members.len() != store.len()).then_some(&member as &Member<'_>);
-        let (body, page) = store.query_members(query, filter, members.len())?;
+        let (mut body, mut page) = store.query_members(query, filter, members.len())?;
+        if let Some(template) = self.templates.get(&key) {
+            body = crate::store::in_template(&body, template);
+            if !page.text.is_empty() {
+                page.text = crate::store::in_template(&page.text, template);
+            }
+        }
         self.touch(&key);
         Ok(Answer {
             body,
@@ -1762,11 +1789,21 @@ fn updated_at(text: &str) -> Option<String> {
 }
 
 /// The ids and revision order keys of a sweep page's documents (a list of
-/// `meta(id,revision)` documents), read as the store reads them; documents
-/// without an id are skipped.
-pub fn sweep_entries(text: &str) -> Vec<Swept> {
+/// `meta(id,revision)` documents), read as the store reads them; a
+/// `decode` error when one has no id.
+pub fn sweep_entries(text: &str) -> Result<Vec<Swept>> {
     let ranges = list_documents(text).unwrap_or_default();
-    entries(text, ranges)
+    let count = ranges.len();
+    let swept = entries(text, ranges);
+    // A row without an id is not a document the list no longer holds.
+    match swept.len() == count {
+        true => Ok(swept),
+        false => Err(Error::decode(
+            "a page of the list's ids held a row without an id: expected \
+             { meta: { id: string, revision } } for each",
+            text,
+        )),
+    }
 }
 
 /// The id and revision order key of each document of `text` at `ranges`.

@@ -269,7 +269,7 @@ impl Paging for Refresh {
             // before it were read already (documents added at the head moved
             // them on: skipped); a page without it means the list moved
             // back, and the sweep starts over.
-            let mut entries = sweep_entries(&page.body);
+            let mut entries = sweep_entries(&page.body)?;
             let overlap = overlap(self.pages);
             let asked = offset.saturating_sub(overlap);
             let mut moved = false;

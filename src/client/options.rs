@@ -26,7 +26,7 @@ use std::rc::Rc;
 
 use crate::args::{
     describe, optional_function, optional_integer, optional_ms, optional_object, optional_string,
-    string, Arg, Props,
+    segment, string, Arg, Props,
 };
 use crate::cache::policy::{Policy, Settings};
 use crate::cache::refresh::variant;
@@ -116,7 +116,7 @@ impl ClientOptions {
             )));
         }
         let base_url = string(&get(&["baseUrl"]), "baseUrl")?;
-        let repository = string(&get(&["repository"]), "repository")?;
+        let repository = segment(&get(&["repository"]), "repository")?;
         // Never describe the key's value in a message.
         let api_key = get(&["apiKey"]);
         let api_key = api_key
@@ -229,7 +229,9 @@ impl CacheOptions {
 pub fn endpoint(get: Props<'_>) -> Result<Endpoint> {
     type Make = fn(String) -> Endpoint;
     match get(&[]) {
-        Arg::Text(text) => return Endpoint::raw(&text),
+        arg @ (Arg::Text(_) | Arg::Unpaired(_)) => {
+            return Endpoint::raw(&segment(&arg, "the endpoint")?)
+        }
         Arg::Undefined => return Ok(Endpoint::Repository),
         _ => {}
     }
@@ -242,7 +244,7 @@ pub fn endpoint(get: Props<'_>) -> Result<Endpoint> {
     for (key, make) in typed {
         let id = get(&[key]);
         if id != Arg::Undefined {
-            let endpoint = make(string(&id, &format!("endpoint.{key}"))?);
+            let endpoint = make(segment(&id, &format!("endpoint.{key}"))?);
             endpoint.check()?;
             return Ok(endpoint);
         }
@@ -379,7 +381,7 @@ impl LastRequest {
         options: Props<'_>,
         config: &ClientConfig,
     ) -> Result<Rc<Request>> {
-        let named = |what: &str, make: fn(String) -> Endpoint| string(&id(&[]), what).map(make);
+        let named = |what: &str, make: fn(String) -> Endpoint| segment(&id(&[]), what).map(make);
         let endpoint = match target {
             Target::Documents => Ok(Endpoint::Documents),
             Target::Collection => named("the collection api id", Endpoint::Collection),

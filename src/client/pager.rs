@@ -158,13 +158,16 @@ enum Gathered {
         stale: bool,
         cached_at: Option<f64>,
     },
-    /// `prefetch`: the ids recorded (`None` once written), the total, and
-    /// whether the cache refused a page (stale: older than what it holds).
+    /// `prefetch`: the ids recorded (`None` once written), the total, the
+    /// first page's `meta.total`, and why the list cannot be recorded as
+    /// complete (a page the cache refused as stale, a list that changed
+    /// while it was read).
     Ids {
         ids: Option<Vec<Vec<u8>>>,
         loaded: usize,
         total: u64,
-        refused: bool,
+        listed: Option<u64>,
+        refused: Option<Error>,
     },
 }
 
@@ -201,7 +204,8 @@ impl Pager {
                 ids: Some(Vec::new()),
                 loaded: 0,
                 total: 0,
-                refused: false,
+                listed: None,
+                refused: None,
             },
             ListCall::Pages | ListCall::Refresh => Gathered::Nothing,
         };
@@ -264,6 +268,7 @@ impl Pager {
                 ids,
                 loaded,
                 total,
+                listed,
                 refused,
             } => {
                 let ids = ids.get_or_insert_with(Vec::new);
@@ -273,8 +278,24 @@ impl Pager {
                         let before = ids.len();
                         ids.extend(page_ids(&page.body));
                         // A page that recorded none of its documents was stale.
-                        *refused |= ids.len() > before;
+                        if ids.len() > before && refused.is_none() {
+                            *refused = Some(not_complete(
+                                "a page of the list held a document older than the cached one \
+                                 (the service lags behind what was fetched before)",
+                            ));
+                        }
                     }
+                }
+                // Pages are read by offset: a list whose `meta.total` moved
+                // between them changed while it was read, and a document may
+                // have been read twice or not at all.
+                if listed.get_or_insert(facts.total.unwrap_or(u64::MAX))
+                    != &facts.total.unwrap_or(u64::MAX)
+                    && refused.is_none()
+                {
+                    *refused = Some(not_complete(
+                        "the list changed on the service while it was read",
+                    ));
                 }
                 *loaded = ids.len();
                 *total = facts.total.unwrap_or(ids.len() as u64);
@@ -296,6 +317,13 @@ impl Pager {
     /// The page size.
     pub fn limit(&self) -> u32 {
         self.args.limit
+    }
+}
+
+/// A prefetch's list that cannot be recorded as complete, and why.
+fn not_complete(why: &str) -> Error {
+    Error::NotCached {
+        message: format!("{why}: the list was not recorded as complete; prefetch it again (later)"),
     }
 }
 
@@ -349,6 +377,7 @@ impl Paging for Pager {
                     body: Rc::new(body),
                     facts: Facts { count, total },
                     ids: None,
+                    unrecorded: None,
                     source: *source,
                     stale: *stale,
                     cached_at: *cached_at,
@@ -363,6 +392,8 @@ impl Paging for Pager {
         })
     }
 
+    /// Takes in a page; a prefetch fails with the error of a page the
+    /// cache could not record.
     fn receive(
         &mut self,
         _cache: Option<&mut Cache>,
@@ -370,6 +401,9 @@ impl Paging for Pager {
         now: f64,
     ) -> Result<Option<(usize, u64)>> {
         self.first_at.get_or_insert(now);
+        if let (Gathered::Ids { .. }, Some(error)) = (&self.gathered, page.unrecorded.take()) {
+            return Err(error);
+        }
         Ok(self.take(page))
     }
 
@@ -377,17 +411,20 @@ impl Paging for Pager {
     /// the documents recorded from its pages (a prefetch).
     fn write(&mut self, cache: &Cache) -> Result<Change> {
         let ids = match &mut self.gathered {
-            Gathered::Ids { refused: true, .. } => {
-                return Err(Error::NotCached {
-                    message: "a page of the list held a document older than the cached one (the \
-                              service lags behind what was fetched before): the list was not \
-                              recorded as complete; prefetch it again later"
-                        .into(),
-                })
-            }
+            Gathered::Ids {
+                refused: Some(error),
+                ..
+            } => return Err(error.clone()),
             Gathered::Ids { ids, .. } => ids.take().unwrap_or_default(),
             _ => Vec::new(),
         };
+        // A document read twice: the list moved while it was read.
+        let unique: crate::hash::Set<&[u8]> = ids.iter().map(Vec::as_slice).collect();
+        if unique.len() < ids.len() {
+            return Err(not_complete(
+                "the list changed on the service while it was read (a document came twice)",
+            ));
+        }
         let first_at = self.first_at.unwrap_or_default();
         cache.plan_complete(&self.args.endpoint, &self.args.query, ids, first_at)
     }

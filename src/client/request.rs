@@ -49,6 +49,8 @@ pub struct Response {
     pub facts: Facts,
     /// The ids of the documents the cache recorded from it.
     pub ids: Option<Vec<Vec<u8>>>,
+    /// Why the cache could not record it (a document without an id, say).
+    pub unrecorded: Option<Error>,
     /// Where it came from.
     pub source: Source,
     /// Whether it is marked stale.
@@ -68,6 +70,7 @@ impl Response {
             body,
             facts,
             ids: None,
+            unrecorded: None,
             source: Source::Network,
             stale: false,
             cached_at: None,
@@ -89,6 +92,7 @@ impl Response {
             body: Rc::new(answer.body),
             facts: Facts::default(),
             ids: None,
+            unrecorded: None,
             source: Source::Cache,
             stale,
             cached_at: Some(answer.fetched_at.floor()),

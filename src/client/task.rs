@@ -22,7 +22,7 @@ use std::rc::Rc;
 use super::pager::{Pager, Paging};
 use super::request::{Course, Request, Response};
 use crate::cache::refresh::Refresh;
-use crate::cache::Cache;
+use crate::cache::{Cache, Change};
 use crate::error::{Error, Result};
 use crate::http::call::{Call, Ended, Next};
 use crate::num::u64_from_f64;
@@ -76,6 +76,28 @@ pub struct Flow {
 }
 
 impl Flow {
+    /// Plans recording the answer in `cache` (its ids kept for
+    /// [`Flow::ids`]). An answer the cache cannot record (a document
+    /// without an id) is marked so (a paging machine fails with it) and
+    /// gives its error, with whether to report it (a request's answer
+    /// stands: the cache tells `onCacheError`).
+    pub fn plan_record(&mut self, cache: &mut Cache) -> Result<Change, (Error, bool)> {
+        let (Some(request), Some(response)) = (&self.request, &mut self.response) else {
+            let error = Error::invalid_argument("no answer to record");
+            return Err((error, false));
+        };
+        match request.plan_record(cache, response, self.at) {
+            Ok((change, ids)) => {
+                self.ids = Some(ids);
+                Ok(change)
+            }
+            Err(error) => {
+                response.unrecorded = Some(error.clone());
+                Err((error, self.machine.is_none()))
+            }
+        }
+    }
+
     /// `error`, kept as the outcome.
     pub fn fail(&mut self, error: Error) -> Error {
         self.failed = Some(error.clone());

@@ -35,7 +35,8 @@ pub struct Entry {
 pub enum Shape {
     /// An array of values (documents, for a list).
     Array(Vec<Range<usize>>),
-    /// A list envelope: an object with a `data` array and no `fields` key.
+    /// A list envelope: an object with a `data` array and no `fields`
+    /// object (a document's).
     /// `entries` are its entries in `JSON.parse` order (a repeated key at
     /// its first position with its last value), `data` among them.
     Envelope {
@@ -180,7 +181,11 @@ pub(crate) fn frame_with(text: &str, each: Each<'_>) -> Result<Shape, Syntax> {
                 }
                 Ok(end)
             })?;
-            let has_fields = list.iter().any(|entry| entry.name == b"fields");
+            // (A document's `fields` is an object: any other `fields` is
+            // an extra key of an envelope.)
+            let has_fields = list.iter().any(|entry| {
+                entry.name == b"fields" && bytes.get(entry.value.start) == Some(&b'{')
+            });
             match data {
                 Some(documents) if !has_fields => (
                     Shape::Envelope {

@@ -302,11 +302,17 @@ pub struct Facts {
 /// the endpoint promises; the body stays text.
 pub fn check(body: &str, expect: Expect, secret: &str) -> Result<Facts> {
     let shape = frame(body).map_err(|error| Error::Decode {
-        message: scrub(&format!("the response is not valid JSON ({error})"), secret),
+        // (A syntax error names a position and what was expected: no text
+        // of the body, nothing to redact.)
+        message: format!("the response is not valid JSON ({error})"),
         excerpt: excerpt(body, secret, EXCERPT_CHARS),
     })?;
     let problem = match (expect, &shape) {
         (Expect::List, Shape::Envelope { .. }) => return Ok(list_facts(body, &shape)),
+        (Expect::List, Shape::Object) => Some(
+            "expected a list envelope with a `data` array (and no `fields` object, which makes \
+             it a document)",
+        ),
         (Expect::List, _) => Some("expected a list envelope with a `data` array"),
         (Expect::Document, Shape::Object | Shape::Envelope { .. }) => None,
         (Expect::Document, _) => Some("expected a document object"),

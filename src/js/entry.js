@@ -366,10 +366,23 @@ if (api.Client) {
 }
 
 // `client.pages(...)` is an async iterator: `for await (const page of ...)`.
+// Like an async generator's, its calls run one after the other: two `next()`
+// made at once give two pages, not the same one twice.
 if (api.Pages) {
-  api.Pages.prototype[Symbol.asyncIterator] = function () {
+  const proto = api.Pages.prototype, queues = new WeakMap();
+  proto[Symbol.asyncIterator] = function () {
     return this;
   };
+  for (const name of ["next", "return"]) {
+    const method = proto[name];
+    proto[name] = {
+      [name]() {
+        const turn = (queues.get(this) ?? Promise.resolve()).then(() => method.call(this));
+        queues.set(this, turn.catch(() => {}));
+        return turn;
+      },
+    }[name];
+  }
 }
 
 __EXPORTS__

@@ -57,7 +57,10 @@ const isObject = (v) => typeof v === "object" && v !== null && !Array.isArray(v)
 /** The documents of a list (an array, or `data` of an envelope), or undefined. */
 export function listDocuments(value) {
   if (Array.isArray(value)) return value;
-  if (isObject(value) && Array.isArray(value.data) && !hasOwn.call(value, "fields")) return value.data;
+  // As the core frames its JSON: a `fields` object (a document's) makes it a document.
+  const fields = isObject(value) && hasOwn.call(value, "fields") ? value.fields : undefined;
+  const document = isObject(fields) && typeof fields.toJSON !== "function";
+  if (isObject(value) && Array.isArray(value.data) && !document) return value.data;
   return undefined;
 }
 

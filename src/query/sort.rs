@@ -77,7 +77,7 @@ impl FieldKey {
                     .next()
                     .filter(|first| is_field_name(first))
                     .map(|first| format!(
-                        " (nested paths cannot be sort keys; did you mean `{}.{first}`?)",
+                        " (a {what} is not a nested path; did you mean `{}.{first}`?)",
                         scope.as_str()
                     ))
                     .unwrap_or_default()

@@ -144,6 +144,8 @@ pub(crate) struct Batch {
     incoming: Vec<Incoming>,
     /// `meta.total` of a list envelope's text.
     total: Option<u64>,
+    /// The envelope's other keys, when it has some.
+    template: Option<Template>,
     /// The store's column layout the sort values were read for.
     columns: u64,
 }
@@ -157,6 +159,12 @@ impl Batch {
     /// `meta.total` of the list envelope the batch was read from.
     pub(crate) fn total(&self) -> Option<u64> {
         self.total
+    }
+
+    /// The [`Template`] of the list envelope the batch was read from, when
+    /// it has keys other than `data`, `meta` and `includes`.
+    pub(crate) fn template(&self) -> Option<&Template> {
+        self.template.as_ref()
     }
 
     /// Each document's decoded id and the order key of its revision.
@@ -175,6 +183,67 @@ impl Batch {
     pub(crate) fn drop_where(&mut self, mut drop: impl FnMut(&[u8]) -> bool) {
         self.incoming.retain(|document| !drop(&document.id));
     }
+}
+
+/// A list envelope as answers computed from its list are written (SPEC 4:
+/// unknown extra keys are kept): its text with its other keys as written,
+/// in order, where the values of `data` and `meta` are the bytes 0 and 1
+/// (never in JSON text), written anew; its `includes` (of its page alone)
+/// left out.
+pub(crate) type Template = Vec<u8>;
+
+/// The [`Template`] of the envelope `entries` of `text`, when it has keys
+/// other than `data`, `meta` and `includes`.
+fn template_of(text: &str, entries: &[crate::engine::list::Entry]) -> Option<Template> {
+    let written = |name: &[u8]| !matches!(name, b"data" | b"meta" | b"includes");
+    if !entries.iter().any(|entry| written(&entry.name)) {
+        return None;
+    }
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    for entry in entries.iter().filter(|entry| entry.name != b"includes") {
+        out.push(if out.is_empty() { b'{' } else { b',' });
+        out.extend_from_slice(bytes.get(entry.key.clone()).unwrap_or_default());
+        out.push(b':');
+        match entry.name.as_slice() {
+            b"data" => out.push(0),
+            b"meta" => out.push(1),
+            _ => out.extend_from_slice(bytes.get(entry.value.clone()).unwrap_or_default()),
+        }
+    }
+    out.push(b'}');
+    Some(out)
+}
+
+/// Writes a list answer of the store (`{"data":[...],"meta":{...}}`) as
+/// `template` (its `meta` last when it has none).
+pub(crate) fn in_template(answer: &str, template: &[u8]) -> String {
+    const META: &[u8] = b"],\"meta\":";
+    let bytes = answer.as_bytes();
+    let mut at = (0..bytes.len()).rev();
+    let Some(split) = at.find(|&at| bytes.get(at..at + META.len()) == Some(META)) else {
+        return answer.to_owned();
+    };
+    let data = bytes.get(DATA.len() - 1..=split).unwrap_or_default();
+    let meta = bytes
+        .get(split + META.len()..bytes.len().saturating_sub(1))
+        .unwrap_or_default();
+    let mut out = Vec::with_capacity(answer.len() + template.len());
+    for &byte in template {
+        match byte {
+            0 => out.extend_from_slice(data),
+            1 => out.extend_from_slice(meta),
+            _ => out.push(byte),
+        }
+    }
+    if !template.contains(&1) {
+        out.pop();
+        out.extend_from_slice(b",\"meta\":");
+        out.extend_from_slice(meta);
+        out.push(b'}');
+    }
+    // Whole texts and ASCII joined at their boundaries: UTF-8.
+    String::from_utf8(out).unwrap_or_default()
 }
 
 /// Where a write came from, for its error codes.
@@ -344,7 +413,7 @@ impl DocumentStore {
 
     fn put_text(&mut self, text: String, origin: Origin) -> Result<usize> {
         let buffer = Rc::new(text);
-        let (incoming, _) = self.read_text(&buffer, origin, None, 0.0, false)?;
+        let (incoming, ..) = self.read_text(&buffer, origin, None, 0.0, false)?;
         Ok(self.commit(incoming))
     }
 
@@ -361,11 +430,12 @@ impl DocumentStore {
         fetched_at: f64,
         checked: bool,
     ) -> Result<Batch> {
-        let (incoming, total) =
+        let (incoming, total, template) =
             self.read_text(text, Origin::Text, selection, fetched_at, checked)?;
         Ok(Batch {
             incoming,
             total,
+            template,
             columns: self.columns_version,
         })
     }
@@ -464,9 +534,9 @@ impl DocumentStore {
         selection: Option<&Rc<Selection>>,
         fetched_at: f64,
         checked: bool,
-    ) -> Result<(Vec<Incoming>, Option<u64>)> {
+    ) -> Result<(Vec<Incoming>, Option<u64>, Option<Template>)> {
         let syntax = |error: Syntax| origin.error(format!("invalid JSON: {error}"), buffer);
-        let mut total = None;
+        let (mut total, mut template) = (None, None);
         // The probe of each document reads its id, revision and content type
         // (meta positions 0, 1, 2) and the values of the indexed sort keys,
         // in the pass that frames the list.
@@ -486,6 +556,7 @@ impl DocumentStore {
                     .rev()
                     .find(|entry| entry.name == b"meta")
                     .and_then(|meta| envelope_total(buffer.as_bytes(), meta.value.start));
+                template = template_of(buffer, &entries);
                 documents
             }
             Shape::Object => {
@@ -543,7 +614,7 @@ impl DocumentStore {
                 fetched_at,
             });
         }
-        Ok((incoming, total))
+        Ok((incoming, total, template))
     }
 
     /// Stores read documents (revision rule) and updates the indexes.

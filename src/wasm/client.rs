@@ -153,6 +153,7 @@ impl JsClient {
         };
         let (timeout_ms, authorization) = (read.timeout_ms as f64, read.config.authorization());
         let shared = Rc::new(Shared {
+            _redacting: crate::Redacting::new(read.config.secret()),
             options: read,
             cache,
         });

@@ -14,7 +14,9 @@ fn convert(value: &JsValue, depth: u8) -> Arg {
     } else if value.is_null() {
         Arg::Null
     } else if let Some(text) = value.as_string() {
-        Arg::Text(text)
+        Arg::text(text, || {
+            value.unchecked_ref::<js_sys::JsString>().is_valid_utf16()
+        })
     } else if let Some(number) = value.as_f64() {
         Arg::Number(number)
     } else if let Some(flag) = value.as_bool() {

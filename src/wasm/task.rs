@@ -57,11 +57,12 @@ fn counts(entries: &[(&str, f64)]) -> JsValue {
     object.into()
 }
 
-/// What the tasks of one client share.
+/// What the tasks of one client share (its key is redacted from errors while it lives).
 pub(crate) struct Shared {
     /// The client's validated options.
     pub(crate) options: ClientOptions,
     pub(crate) cache: Option<Rc<OfflineCache>>,
+    pub(crate) _redacting: crate::Redacting,
 }
 
 impl Shared {
@@ -190,15 +191,15 @@ impl Task {
     #[wasm_bindgen(js_name = planRecord)]
     pub fn plan_record(&mut self) -> Result<JsValue, JsValue> {
         let cache = self.shared.cache()?;
-        let flow = &mut self.flow;
-        let (Some(request), Some(response)) = (&flow.request, &flow.response) else {
-            return Err(JsValue::UNDEFINED);
-        };
-        let mut state = cache.state.borrow_mut();
-        let (change, ids) = request.plan_record(&mut state, response, flow.at)?;
-        drop(state);
-        flow.ids = Some(ids);
-        Ok(cache.write(change, false, Some(&response.body))?)
+        let planned = self.flow.plan_record(&mut cache.state.borrow_mut());
+        let change = planned.map_err(|(error, report)| {
+            if report {
+                cache.report(error.clone());
+            }
+            JsValue::from(error)
+        })?;
+        let body = self.flow.response.as_ref().map(|r| &r.body);
+        Ok(cache.write(change, false, body)?)
     }
 
     /// The record was written: the answer carries the ids it recorded.
