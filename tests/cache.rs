@@ -1508,7 +1508,7 @@ fn a_list_is_not_complete_when_a_page_of_it_was_not_written() {
         )
         .unwrap();
     let error = cache
-        .plan_complete(&posts(), &query, ids.clone(), 1000.0)
+        .plan_complete(&posts(), &query, ids.clone(), 1000.0, None)
         .unwrap_err();
     assert_eq!(error.code(), "storage", "{error}");
     assert!(
@@ -1528,7 +1528,9 @@ fn a_list_is_not_complete_when_a_page_of_it_was_not_written() {
         )
         .unwrap();
     cache.apply(change);
-    let change = cache.plan_complete(&posts(), &query, ids, 1000.0).unwrap();
+    let change = cache
+        .plan_complete(&posts(), &query, ids, 1000.0, None)
+        .unwrap();
     cache.apply(change);
     let answer = cache.answer_list("other", &posts(), &query).unwrap();
     assert_eq!(body(&answer)["data"].as_array().unwrap().len(), 3);
@@ -2797,4 +2799,62 @@ fn a_computed_list_answer_keeps_the_envelopes_other_keys_in_order() {
     record_whole(&mut cache, &mut storage, three());
     let answer = cache.answer_list(URL, &posts(), &sorted).unwrap();
     assert_eq!(keys(&answer), ["data", "meta"]);
+}
+
+/// The envelope of a complete list is that of the response(s) that made it
+/// complete, kept with the list (its record): a response to another query
+/// of the endpoint (a search, a refresh's delta page, which answer other
+/// queries) does not change it, a refresh keeps it, and memory and a reload
+/// agree. Before, the latest list response of the endpoint set it, in the
+/// order changes were applied.
+#[test]
+fn a_complete_lists_envelope_is_its_own_responses() {
+    let envelope = |docs: Vec<Value>, total: usize, extra: &str| {
+        let mut value = list(docs, total);
+        value[extra] = json!(extra);
+        Rc::new(value.to_string())
+    };
+    let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
+    let text = envelope(three(), 3, "status");
+    record_at(
+        &mut cache,
+        &mut storage,
+        URL,
+        &posts(),
+        &Query::new(),
+        Kind::List,
+        text,
+        1000.0,
+    );
+    // A search, answered online and recorded for its URL.
+    let mut search = Query::new();
+    search.search("b").unwrap();
+    let text = envelope(three()[..1].to_vec(), 1, "query");
+    let url = format!("{URL}?search=b");
+    record_at(
+        &mut cache,
+        &mut storage,
+        &url,
+        &posts(),
+        &search,
+        Kind::List,
+        text,
+        1100.0,
+    );
+    // A refresh whose delta page has another key.
+    let mut delta = Query::new();
+    delta.search("a stand-in for the delta's filter").unwrap();
+    let at = cache.stamp(1200.0);
+    let text = envelope(vec![], 0, "delta");
+    let changes = cache
+        .plan_response(None, &posts(), &delta, Kind::List, text, at)
+        .unwrap();
+    refresh_posts(&mut cache, &mut storage, changes, &swept(&three()), 1200.0);
+    let mut sorted = Query::new();
+    sorted.sort("fields.title", Direction::Asc).unwrap();
+    for cache in [&mut cache, &mut storage.load("r")] {
+        let answer = body(&cache.answer_list(URL, &posts(), &sorted).unwrap());
+        let keys: Vec<&String> = answer.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["data", "meta", "status"], "{answer}");
+    }
 }

@@ -173,6 +173,7 @@ fn drive_losing(
                 if via == Via::Record {
                     match request.plan_record(cache, &page, at) {
                         Ok((change, ids)) => {
+                            page.template = change.template();
                             if lost != Some(trace.urls.len() - 1) {
                                 cache.apply(change);
                             }
@@ -583,6 +584,7 @@ fn drive_changing(
                 if via == Via::Record {
                     match request.plan_record(cache, &page, at) {
                         Ok((change, ids)) => {
+                            page.template = change.template();
                             cache.apply(change);
                             page.ids = ids;
                         }
@@ -1723,16 +1725,23 @@ fn a_document_deleted_between_the_sweep_and_its_fetch_fails_the_refresh() {
     );
 }
 
-/// The sweep reads up to `MAX_PAGES` pages' worth of ids (1,000,000): its
-/// pages after the first overlap by one id, so a list of a million ids takes
-/// one page more than the limit counts. Before, the limit counted requests,
-/// and a list of 999,001 to 1,000,000 ids failed with `invalid_argument`.
-/// A list longer than that still fails, and nothing changed.
+/// The sweep reads up to `MAX_PAGES` pages' worth of ids (1,000,000),
+/// whether its pages carry `meta.total` or not: its pages after the first
+/// overlap by one id, so a list of a million ids takes one page more than
+/// the limit counts, and without a total one more to see it end. Before,
+/// the limit counted requests, and a list of 999,001 to 1,000,000 ids failed
+/// with `invalid_argument`. A list one id longer still fails.
 #[test]
 fn the_sweep_reads_a_million_ids() {
     use content_repo::cache::refresh::{MAX_PAGES, PAGE};
     let limit = MAX_PAGES as usize * PAGE as usize;
-    for (count, reads) in [(limit, true), (limit + 1000, false)] {
+    let cases = [
+        (limit, true, true),
+        (limit + 1, false, true),
+        (limit, true, false),
+        (limit + 1, false, false),
+    ];
+    for (count, reads, with_total) in cases {
         let (_, mut cache) = prefetched(5);
         let (endpoint, query) = complete_lists(&cache)[0].clone();
         let mut refresh = Refresh::start(&cache, endpoint, query).unwrap();
@@ -1752,28 +1761,32 @@ fn the_sweep_reads_a_million_ids() {
                 let data: Vec<String> = ids
                     .map(|i| format!(r#"{{"meta":{{"id":"s{i}","revision":1}}}}"#))
                     .collect();
-                let meta = format!(
-                    r#""count":{},"offset":{offset},"total":{count}"#,
-                    data.len()
-                );
+                let total = with_total.then(|| format!(r#","total":{count}"#));
+                let meta = format!(r#""count":{},"offset":{offset}"#, data.len());
+                let meta = meta + &total.unwrap_or_default();
                 format!(r#"{{"data":[{}],"meta":{{{meta}}}}}"#, data.join(","))
             } else if url.contains("updatedAt") {
-                r#"{"data":[],"meta":{"count":0,"offset":0,"total":0}}"#.to_owned()
+                r#"{"data":[]}"#.to_owned()
             } else {
                 // The sweep ended: the documents it found new are asked by id.
                 break Ok(());
             };
             let mut page = request.answer(body, KEY).unwrap();
             let at = cache.stamp(20.0);
-            refresh.receive(Some(&mut cache), &mut page, at).unwrap();
+            if let Err(error) = refresh.receive(Some(&mut cache), &mut page, at) {
+                break Err(error);
+            }
         };
+        let case = format!("{count} ids, total: {with_total}");
         match outcome {
             Ok(()) => {
-                assert!(reads, "{count}");
-                assert_eq!(sweeps, MAX_PAGES as usize + 1, "{count}");
+                assert!(reads, "{case}");
+                // Without a total, the page after the last full one ends it.
+                let pages = MAX_PAGES as usize + 1 + usize::from(!with_total);
+                assert_eq!(sweeps, pages, "{case}");
             }
             Err(error) => {
-                assert!(!reads, "{count}: {error}");
+                assert!(!reads, "{case}: {error}");
                 assert_eq!(error.code(), "invalid_argument", "{error}");
             }
         }
@@ -1863,19 +1876,24 @@ fn a_prefetch_records_only_a_list_it_read_whole_and_unchanged() {
         assert_eq!(error.code(), code, "{case}: {error}");
         assert!(complete_lists(&cache).is_empty(), "{case}");
     }
-    // Unchanged: complete.
-    let mut service = Service::new(docs(6));
-    let mut cache = Cache::new("t");
-    let mut prefetch = Pager::new(ListCall::Prefetch, args(Query::new(), 2, 100));
-    let done = drive_changing(&mut prefetch, &mut service, &mut cache, |_, _| {});
-    assert_eq!(
-        done.unwrap(),
-        Done::Prefetched {
-            loaded: 6,
-            total: 6
-        }
-    );
-    assert_eq!(complete_lists(&cache).len(), 1);
+    // Unchanged: complete, also when some pages carry no total (they say
+    // nothing of a change).
+    for totals in [[true; 3], [true, false, false], [false, true, true]] {
+        let mut service = Service::new(docs(6));
+        let mut cache = Cache::new("t");
+        let mut prefetch = Pager::new(ListCall::Prefetch, args(Query::new(), 2, 100));
+        let mut page = 0;
+        let done = drive_changing(&mut prefetch, &mut service, &mut cache, |_, service| {
+            service.total = totals.get(page).copied().unwrap_or(false);
+            page += 1;
+        });
+        let done = done.unwrap();
+        assert!(
+            matches!(done, Done::Prefetched { loaded: 6, .. }),
+            "{totals:?}: {done:?}"
+        );
+        assert_eq!(complete_lists(&cache).len(), 1, "{totals:?}");
+    }
 }
 
 /// One response that lists an id twice does not make its list complete:

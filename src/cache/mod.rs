@@ -185,6 +185,10 @@ struct List {
     members: Set<Rc<[u8]>>,
     fetched_at: f64,
     used: u64,
+    /// The envelope of the response(s) that made it complete, when it has
+    /// keys other than `data`, `meta` and `includes`: answers computed for
+    /// the list keep them, in its order (the list's record keeps it).
+    template: Option<crate::store::Template>,
     /// The storage key of its record: a new one at each write (as a
     /// segment's), so that deleting a record read never deletes one another
     /// tab wrote meanwhile; the newest record is the list at a reload.
@@ -283,6 +287,17 @@ impl Change {
         self.may_free |= other.may_free;
     }
 
+    /// The envelope of the list response this change records, when it has
+    /// keys other than `data`, `meta` and `includes` (see
+    /// [`crate::store::Template`]).
+    pub fn template(&self) -> Option<crate::store::Template> {
+        let mut batches = self
+            .segments
+            .iter()
+            .filter_map(|(_, _, batch)| batch.as_ref());
+        batches.next().and_then(|batch| batch.template().cloned())
+    }
+
     /// The ids (decoded) of the documents this change writes.
     pub(crate) fn ids(&self) -> Vec<Vec<u8>> {
         self.segments
@@ -342,10 +357,6 @@ pub struct Cache {
     lists: Map<(String, String), List>,
     /// Alias targets by (variant, alias api id).
     aliases: Map<(String, String), Vec<u8>>,
-    /// The envelope of each list's latest response, when it has keys other
-    /// than `data`, `meta` and `includes`: answers computed for the list
-    /// keep them, in its order.
-    templates: Map<(String, String), crate::store::Template>,
     /// Documents deleted by a refresh, by variant: never served again unless
     /// a response received after the deletion holds them.
     tombstones: Map<String, Tombstones>,
@@ -601,7 +612,8 @@ impl Cache {
                 && batch.ids().collect::<Set<&[u8]>>().len() == batch.len()
             {
                 let ids = batch.ids().map(<[u8]>::to_vec).collect();
-                self.plan_list(&mut change, &variant, &segment.endpoint, ids, now);
+                let template = batch.template().cloned();
+                self.plan_list(&mut change, &variant, &segment.endpoint, ids, now, template);
             }
         }
         if let (Kind::Document, Endpoint::Alias(name)) = (kind, endpoint) {
@@ -655,13 +667,6 @@ impl Cache {
     /// variant, but those [`Cache::buried`], which `buried` gets.
     fn commit(&mut self, segment: &Segment, mut batch: Batch, buried: &mut Set<Vec<u8>>) {
         let variant = &segment.variant;
-        if segment.kind == Kind::List {
-            let key = (variant.clone(), segment.endpoint.clone());
-            match batch.template() {
-                Some(template) => self.templates.insert(key, template.clone()),
-                None => self.templates.remove(&key),
-            };
-        }
         if self.tombstones.contains_key(variant) {
             let arrived = segment.fetched_at;
             batch.drop_where(|id| {
@@ -682,6 +687,7 @@ impl Cache {
         endpoint: &str,
         ids: Vec<Vec<u8>>,
         now: f64,
+        template: Option<crate::store::Template>,
     ) {
         let known = (variant.to_owned(), endpoint.to_owned());
         let replaced = self.lists.get(&known);
@@ -714,6 +720,9 @@ impl Cache {
             .number("v", SCHEMA as f64)
             .raw("ids", &stored_ids)
             .number("fetchedAt", now);
+        if let Some(template) = &template {
+            record.string("envelope", &String::from_utf8_lossy(template));
+        }
         // `l:{variant}\u{1f}{endpoint}\u{1f}:{session}:{number}`; the record
         // it replaces goes.
         let (key, _) = self.entry_key(&format!("l:{variant}\u{1f}{endpoint}\u{1f}"));
@@ -724,6 +733,7 @@ impl Cache {
             fetched_at: now,
             used: 0,
             key,
+            template,
         };
         change
             .lists
@@ -742,6 +752,7 @@ impl Cache {
         query: &Query,
         ids: Vec<Vec<u8>>,
         now: f64,
+        template: Option<crate::store::Template>,
     ) -> Result<Change> {
         let variant = variant_key(query);
         let store = self.variants.get(&variant);
@@ -760,7 +771,8 @@ impl Cache {
             });
         }
         let mut change = Change::default();
-        self.plan_list(&mut change, &variant, &endpoint_key(endpoint), ids, now);
+        let endpoint = endpoint_key(endpoint);
+        self.plan_list(&mut change, &variant, &endpoint, ids, now, template);
         Ok(change)
     }
 
@@ -1160,6 +1172,7 @@ impl Cache {
                     fetched_at: record.fetched_at,
                     used: self.clock,
                     key: record.key,
+                    template: record.template,
                 };
                 self.lists.insert(known, list);
             }
@@ -1436,7 +1449,9 @@ impl Cache {
             .map(|id| (id.to_vec(), at))
             .collect();
         self.plan_tombstones(&mut changes, &key.0, dead, Some(at));
-        self.plan_list(&mut changes, &key.0, &key.1, ids, now);
+        // (Its envelope stays: the delta's pages answered other queries.)
+        let template = self.lists.get(&key).and_then(|list| list.template.clone());
+        self.plan_list(&mut changes, &key.0, &key.1, ids, now, template);
         let count = deleted.len();
         if !gone.is_empty() {
             changes.removed.push((key.0.clone(), gone));
@@ -1544,7 +1559,7 @@ impl Cache {
         let member = |id: &[u8]| members.contains(id);
         let filter = (members.len() != store.len()).then_some(&member as &Member<'_>);
         let (mut body, mut page) = store.query_members(query, filter, members.len())?;
-        if let Some(template) = self.templates.get(&key) {
+        if let Some(template) = &list.template {
             body = crate::store::in_template(&body, template);
             if !page.text.is_empty() {
                 page.text = crate::store::in_template(&page.text, template);
@@ -1721,6 +1736,7 @@ fn read_list(key: &str, rest: &str, text: &str) -> Result<ListRecord> {
         variant: variant.to_owned(),
         endpoint: endpoint.to_owned(),
         ids,
+        template: value.string("envelope").map(String::into_bytes),
         fetched_at,
         key: key.to_owned(),
         seq,
@@ -1733,6 +1749,7 @@ struct ListRecord {
     variant: String,
     endpoint: String,
     ids: Vec<Vec<u8>>,
+    template: Option<crate::store::Template>,
     fetched_at: f64,
     key: String,
     /// The number of its key (0 for an earlier version's).

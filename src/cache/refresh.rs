@@ -44,9 +44,17 @@ use crate::query::{Filter, Join, Query};
 /// Documents per refresh request.
 pub const PAGE: u32 = 1000;
 /// The most pages a refresh reads of each kind (a bound on a service that
-/// never ends a list); the sweep reads one more, as its pages overlap by one
-/// id: a list of up to `MAX_PAGES * PAGE` ids is refreshed.
+/// never ends a list); the sweep reads up to `MAX_PAGES * PAGE` ids (two
+/// pages more, as its pages overlap by one id and a list without
+/// `meta.total` ends at a short page).
 pub const MAX_PAGES: u64 = 1000;
+/// The error of a list longer than a refresh reads.
+fn too_long() -> Error {
+    Error::invalid_argument(format!(
+        "the list has more than {MAX_PAGES} pages of {PAGE} ids: it was not refreshed"
+    ))
+}
+
 /// Ids per request when fetching documents by id.
 pub const IDS_PER_REQUEST: usize = 40;
 /// How often a sweep starts over when the list changed on the service
@@ -209,13 +217,10 @@ impl Paging for Refresh {
                 (self.phase, self.next, self.pages) = (Phase::Sweep, Some(0), 0);
                 sweep_query(&self.query, 0)?
             }
-            // (Pages after the first overlap by one id: one page more reads
-            // `MAX_PAGES` pages' worth of ids.)
-            (Phase::Sweep, Some(_)) if self.pages > MAX_PAGES => {
-                return Err(Error::invalid_argument(format!(
-                    "the list has more than {MAX_PAGES} pages of {PAGE}: it was not refreshed"
-                )))
-            }
+            // (Pages after the first overlap by one id, and a list without
+            // `meta.total` ends at a short page: two pages more read
+            // `MAX_PAGES` pages' worth of ids; more ids fail at receive.)
+            (Phase::Sweep, Some(_)) if self.pages > MAX_PAGES + 1 => return Err(too_long()),
             // After the first page, each starts at the last id read.
             (Phase::Sweep, Some(offset)) => {
                 sweep_query(&self.query, offset.saturating_sub(overlap(self.pages)))?
@@ -296,6 +301,9 @@ impl Paging for Refresh {
                 _ => Some(end),
             };
             self.swept.extend(entries);
+            if self.swept.len() as u64 > MAX_PAGES * u64::from(PAGE) {
+                return Err(too_long());
+            }
             self.pages += 1;
             self.next = next;
             if moved || (next.is_none() && !once_each(&self.swept)) {

@@ -281,7 +281,7 @@ pub fn query(value: &Arg) -> Result<Option<Query>> {
 /// The query string of a query argument, unparsed.
 pub fn query_text(value: &Arg) -> Result<Option<String>> {
     match value {
-        Arg::Text(text) => Ok(Some(text.clone())),
+        Arg::Text(text) | Arg::Unpaired(text) => Ok(Some(text.clone())),
         _ if value.is_absent() => Ok(None),
         _ => Err(Error::invalid_argument(format!(
             "query must be a Query or a query string, got {}",

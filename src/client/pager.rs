@@ -168,6 +168,7 @@ enum Gathered {
         total: u64,
         listed: Option<u64>,
         refused: Option<Error>,
+        template: Option<crate::store::Template>,
     },
 }
 
@@ -206,6 +207,7 @@ impl Pager {
                 total: 0,
                 listed: None,
                 refused: None,
+                template: None,
             },
             ListCall::Pages | ListCall::Refresh => Gathered::Nothing,
         };
@@ -270,8 +272,11 @@ impl Pager {
                 total,
                 listed,
                 refused,
+                template,
             } => {
                 let ids = ids.get_or_insert_with(Vec::new);
+                // The envelope of its latest page is the list's.
+                *template = page.template.take();
                 match page.ids.take() {
                     Some(recorded) => ids.extend(recorded),
                     None => {
@@ -288,14 +293,15 @@ impl Pager {
                 }
                 // Pages are read by offset: a list whose `meta.total` moved
                 // between them changed while it was read, and a document may
-                // have been read twice or not at all.
-                if listed.get_or_insert(facts.total.unwrap_or(u64::MAX))
-                    != &facts.total.unwrap_or(u64::MAX)
-                    && refused.is_none()
-                {
-                    *refused = Some(not_complete(
-                        "the list changed on the service while it was read",
-                    ));
+                // have been read twice or not at all (pages without a total
+                // say nothing of it).
+                match (*listed, facts.total) {
+                    (Some(first), Some(total)) if first != total && refused.is_none() => {
+                        let why = "the list changed on the service while it was read";
+                        *refused = Some(not_complete(why));
+                    }
+                    (None, total) => *listed = total,
+                    _ => {}
                 }
                 *loaded = ids.len();
                 *total = facts.total.unwrap_or(ids.len() as u64);
@@ -378,6 +384,7 @@ impl Paging for Pager {
                     facts: Facts { count, total },
                     ids: None,
                     unrecorded: None,
+                    template: None,
                     source: *source,
                     stale: *stale,
                     cached_at: *cached_at,
@@ -410,13 +417,15 @@ impl Paging for Pager {
     /// Plans recording that the list (in the query's variant) holds exactly
     /// the documents recorded from its pages (a prefetch).
     fn write(&mut self, cache: &Cache) -> Result<Change> {
-        let ids = match &mut self.gathered {
+        let (ids, template) = match &mut self.gathered {
             Gathered::Ids {
                 refused: Some(error),
                 ..
             } => return Err(error.clone()),
-            Gathered::Ids { ids, .. } => ids.take().unwrap_or_default(),
-            _ => Vec::new(),
+            Gathered::Ids { ids, template, .. } => {
+                (ids.take().unwrap_or_default(), template.take())
+            }
+            _ => (Vec::new(), None),
         };
         // A document read twice: the list moved while it was read.
         let unique: crate::hash::Set<&[u8]> = ids.iter().map(Vec::as_slice).collect();
@@ -426,6 +435,7 @@ impl Paging for Pager {
             ));
         }
         let first_at = self.first_at.unwrap_or_default();
-        cache.plan_complete(&self.args.endpoint, &self.args.query, ids, first_at)
+        let (endpoint, query) = (&self.args.endpoint, &self.args.query);
+        cache.plan_complete(endpoint, query, ids, first_at, template)
     }
 }

@@ -51,6 +51,9 @@ pub struct Response {
     pub ids: Option<Vec<Vec<u8>>>,
     /// Why the cache could not record it (a document without an id, say).
     pub unrecorded: Option<Error>,
+    /// The envelope the cache recorded it with, when it has other keys
+    /// ([`Change::template`]): a prefetch's list keeps it.
+    pub template: Option<crate::store::Template>,
     /// Where it came from.
     pub source: Source,
     /// Whether it is marked stale.
@@ -71,6 +74,7 @@ impl Response {
             facts,
             ids: None,
             unrecorded: None,
+            template: None,
             source: Source::Network,
             stale: false,
             cached_at: None,
@@ -93,6 +97,7 @@ impl Response {
             facts: Facts::default(),
             ids: None,
             unrecorded: None,
+            template: None,
             source: Source::Cache,
             stale,
             cached_at: Some(answer.fetched_at.floor()),

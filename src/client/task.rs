@@ -89,6 +89,7 @@ impl Flow {
         match request.plan_record(cache, response, self.at) {
             Ok((change, ids)) => {
                 self.ids = Some(ids);
+                response.template = change.template();
                 Ok(change)
             }
             Err(error) => {

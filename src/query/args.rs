@@ -78,7 +78,7 @@ impl Query {
                     let levels = integer(value, "includes", 1, MAX_INCLUDE_LEVELS)?;
                     self.include_levels(levels).map(drop)
                 }
-                Arg::Text(one) => self.include_fields(&[one]).map(drop),
+                Arg::Text(one) | Arg::Unpaired(one) => self.include_fields(&[one]).map(drop),
                 _ => self.include_fields(&strings(value, "includes")?).map(drop),
             },
             Setter::EmbedAssets => {
@@ -157,7 +157,8 @@ impl Query {
         let field = string(&spec(&["field"]), "filter field")?;
         let op = string(&spec(&["op"]), "filter op")?;
         let value = match spec(&["value"]) {
-            Arg::Text(text) => text,
+            // A lone surrogate as URLSearchParams writes it (U+FFFD).
+            Arg::Text(text) | Arg::Unpaired(text) => text,
             Arg::Bool(flag) => flag.to_string(),
             Arg::Number(number) if number.is_finite() => number_text(number),
             other => {

@@ -1324,7 +1324,7 @@ pub fn cache_check(
             cache.apply(change);
         }
         let change = guard("Cache::plan_complete", &input, || {
-            cache.plan_complete(&posts(), first, page_ids, 999.5)
+            cache.plan_complete(&posts(), first, page_ids, 999.5, None)
         })?
         .map_err(|error| TestCaseError::fail(format!("the list: {error}")))?;
         storage.write(&change);

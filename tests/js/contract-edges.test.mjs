@@ -122,6 +122,10 @@ test("an id or repository with a lone surrogate is refused before anything is se
   assert.equal(urls.pop(), "http://127.0.0.1:9/v1/demo/documents/%EF%BF%BD");
   const search = new URLSearchParams({ search: "a\ud800" }).toString();
   assert.ok(client.url("documents", new sdk.Query().search("a\ud800")).endsWith(search));
+  assert.ok(client.url("documents", "search=a\ud800").endsWith(search));
+  const filter = { field: "fields.slug", op: "equal", value: "a\ud800" };
+  const written = new URLSearchParams({ "filters[0][*.fields.slug][equal]": "a\ud800" }).toString();
+  assert.ok(client.url("documents", new sdk.Query().filter(filter)).endsWith(written));
 });
 
 test("a prefetch of rows without an id rejects with decode and never makes an empty list complete", async () => {
@@ -220,13 +224,29 @@ test("an offline list answer keeps the envelope's other keys in the service's or
   const fresh = await online.collection("authors", "limit=5");
   assert.equal(fresh.status, "ok", "the fixture's envelope has another key");
   await online.prefetch({ collection: "authors" });
-  const offline = serverClient({ cache: { storage, policy: "cache-only" } });
-  for (const query of ["limit=5", "limit=3&offset=2&sorting[fields.name]=DESC"]) {
-    const [network, cached] = [await online.collection("authors", query, { cache: "network-only" }), await offline.collection("authors", query)];
-    assert.equal(cached.source, "cache");
-    assert.deepEqual(Object.keys(cached), Object.keys(network), query);
-    assert.deepEqual(JSON.parse(JSON.stringify(cached)), JSON.parse(JSON.stringify(network)), query);
-  }
+  const compare = async () => {
+    // (A client that loads what the storage holds now, as a reload does.)
+    const offline = serverClient({ cache: { storage, policy: "cache-only" } });
+    for (const query of ["limit=5", "limit=3&offset=2&sorting[fields.name]=DESC"]) {
+      // (The service's answer through a client without a cache: nothing recorded.)
+      const [network, cached] = [await serverClient().collection("authors", query), await offline.collection("authors", query)];
+      assert.equal(cached.source, "cache");
+      assert.deepEqual(Object.keys(cached), Object.keys(network), query);
+      assert.deepEqual(JSON.parse(JSON.stringify(cached)), JSON.parse(JSON.stringify(network)), query);
+    }
+  };
+  await compare();
+  // Responses to other queries of the endpoint (a search; a refresh's pages)
+  // with other keys of their own do not change the list's envelope.
+  const echoing = serverClient({
+    cache: { storage },
+    rewrite: (url, text) => (url.includes("search=") || url.includes("updatedAt") ? text.replace(/^\{/, '{"query":"echo",') : text),
+  });
+  await echoing.collection("authors", new sdk.Query().search("a"));
+  await echoing.refresh({ collection: "authors" });
+  await compare();
+  const keys = Object.keys(await echoing.collection("authors", "limit=2", { cache: "cache-only" }));
+  assert.deepEqual(keys, ["status", "meta", "data"], "and in the memory of the client that recorded them");
 });
 
 test("a list with one id twice (5 and \"5\") is never answered offline with one fewer document", async () => {
