@@ -317,8 +317,13 @@ fn expected_shape(value: &J) -> Expected {
         J::Arr(items) => Expected::Array(items.clone()),
         J::Obj(_) => {
             let deduped = value.dedup();
+            // A `fields` object is a document's; any other `fields` is an
+            // envelope's extra key.
             match (last(value, "data"), deduped.get("fields")) {
-                (Some(J::Arr(items)), None) => Expected::Envelope(deduped.clone(), items.clone()),
+                (
+                    Some(J::Arr(items)),
+                    None | Some(J::Null | J::Bool(_) | J::Num(_) | J::Str(_) | J::Arr(_)),
+                ) => Expected::Envelope(deduped.clone(), items.clone()),
                 _ => Expected::Object,
             }
         }

@@ -935,11 +935,12 @@ function selectDocument(doc, sel) {
 }
 
 /**
- * Whether `v` is a list envelope (`{data: [...]}` without a `fields` key).
+ * Whether `v` is a list envelope (`{data: [...]}` without a `fields` object,
+ * which makes it a document; any other `fields` is an envelope's extra key).
  * @param {unknown} v
  */
 function isEnvelope(v) {
-  return isObject(v) && Array.isArray(v.data) && !hasOwn(v, "fields");
+  return isObject(v) && Array.isArray(v.data) && !(hasOwn(v, "fields") && isObject(v.fields));
 }
 
 /**
