@@ -2858,3 +2858,63 @@ fn a_complete_lists_envelope_is_its_own_responses() {
         assert_eq!(keys, ["data", "meta", "status"], "{answer}");
     }
 }
+
+/// A list record whose envelope is corrupt (no `data` marker, not an
+/// object) is skipped and reported at a load, as any corrupt entry: the
+/// list is not complete, never answered without its `data` or with text
+/// that is not JSON. Before, such an envelope was used as read.
+#[test]
+fn a_list_record_with_a_corrupt_envelope_is_skipped_and_reported() {
+    let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
+    let mut value = list(three(), 3);
+    value["status"] = json!("ok");
+    record(
+        &mut cache,
+        &mut storage,
+        URL,
+        &posts(),
+        &Query::new(),
+        Kind::List,
+        &value,
+    );
+    let key = storage
+        .entries
+        .keys()
+        .find(|k| k.starts_with("l:"))
+        .unwrap()
+        .clone();
+    let stored: Value = serde_json::from_str(&storage.entries[&key]).unwrap();
+    let mut sorted = Query::new();
+    sorted.sort("fields.title", Direction::Asc).unwrap();
+    let valid = "{\"data\":\u{0},\"status\":\"ok\",\"meta\":\u{1}}";
+    for envelope in [
+        valid,
+        r#"{"status":"ok"}"#,
+        "{",
+        "x",
+        "",
+        "{\"data\":\u{0},\"d\":\u{0}}",
+    ] {
+        let mut record = stored.clone();
+        record["envelope"] = json!(envelope);
+        let mut entries = storage.entries.clone();
+        entries.insert(key.clone(), record.to_string());
+        let mut reloaded = Cache::new("r");
+        let (errors, _) = reloaded.load(entries.into_iter().collect());
+        let answer = reloaded.answer_list("-", &posts(), &sorted);
+        if envelope == valid {
+            assert!(errors.is_empty(), "{errors:?}");
+            let keys: Vec<String> = body(&answer.unwrap())
+                .as_object()
+                .unwrap()
+                .keys()
+                .cloned()
+                .collect();
+            assert_eq!(keys, ["data", "status", "meta"]);
+        } else {
+            assert_eq!(errors.len(), 1, "{envelope:?}");
+            assert_eq!(errors[0].code(), "decode");
+            assert_eq!(answer.unwrap_err().code(), "not_cached", "{envelope:?}");
+        }
+    }
+}

@@ -1736,11 +1736,40 @@ fn read_list(key: &str, rest: &str, text: &str) -> Result<ListRecord> {
         variant: variant.to_owned(),
         endpoint: endpoint.to_owned(),
         ids,
-        template: value.string("envelope").map(String::into_bytes),
+        template: value
+            .string("envelope")
+            .map(|envelope| read_envelope(key, envelope))
+            .transpose()?,
         fetched_at,
         key: key.to_owned(),
         seq,
     })
+}
+
+/// A list record's envelope, checked: a JSON object once its `data` and
+/// `meta` markers (0 and 1, see [`crate::store::Template`]) are values,
+/// `data` once, `meta` at most once.
+fn read_envelope(key: &str, envelope: String) -> Result<crate::store::Template> {
+    let (mut valued, mut data, mut meta) = (Vec::with_capacity(envelope.len() + 4), 0, 0);
+    for byte in envelope.bytes() {
+        match byte {
+            0 => {
+                data += 1;
+                valued.extend_from_slice(b"[]");
+            }
+            1 => {
+                meta += 1;
+                valued.extend_from_slice(b"{}");
+            }
+            byte => valued.push(byte),
+        }
+    }
+    let valued = String::from_utf8(valued).unwrap_or_default();
+    let object = valued.starts_with('{') && json::validate(&valued).is_ok();
+    match object && data == 1 && meta <= 1 {
+        true => Ok(envelope.into_bytes()),
+        false => Err(corrupt(key, "an invalid envelope", &envelope)),
+    }
 }
 
 /// A stored list record, as read.

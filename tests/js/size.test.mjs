@@ -63,13 +63,13 @@ import { entrySizes, importsOf, moduleGraph } from "../../scripts/size.mjs";
  * changes nothing, `get` of a typed path answered as the typed method,
  * Infinity kept in JavaScript values, the coverage of sort keys checked key
  * by key: +2.6 KB, trimmed from +3.4), for which the budget was raised
- * deliberately from 164 to 166 KiB; 170.3 KiB, 174,416 bytes, once two
+ * deliberately from 164 to 166 KiB; 170.6 KiB, 174,645 bytes, once two
  * more reviews' defects were fixed (the key redacted from every excerpt,
  * path segments with a lone surrogate refused, prefetches of rows without
  * ids or of a list that changed while read not recorded as complete, a
  * sweep's malformed row refused, an envelope's other keys kept offline
  * with the list's record) and old deletions were forgotten at a load:
- * +4.6 KB, trimmed from +9.7, for which the budget was raised deliberately
+ * +4.8 KB, trimmed from +9.7, for which the budget was raised deliberately
  * from 166 to 171 KiB. This budget is what it measured, rounded up to the
  * next KiB.
  */
