@@ -2737,12 +2737,12 @@ fn a_load_forgets_deletions_that_bury_nothing_stored_after_a_week() {
     }
 }
 
-/// A list answer the cache computes keeps the other keys of the list's
-/// latest response, in its order (SPEC 4: unknown extra keys are kept), as
-/// the service answers any query of that list: a re-sorted page, the exact
-/// URL, after a reload. Its `includes` (of that page's documents alone) is
-/// not kept. A later response without them drops them. Before, every
-/// computed answer was `{data, meta}`.
+/// A list answer the cache computes keeps the other keys of the response
+/// that made the list complete, in its order (SPEC 4: unknown extra keys are
+/// kept), as the service answers any query of that list: a re-sorted page,
+/// the exact URL, after a reload. Its `includes` (of that page's documents
+/// alone) is not kept. A later whole response without them drops them.
+/// Before, every computed answer was `{data, meta}`.
 #[test]
 fn a_computed_list_answer_keeps_the_envelopes_other_keys_in_order() {
     let keys = |answer: &content_repo::cache::Answer| -> Vec<String> {
