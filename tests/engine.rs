@@ -475,6 +475,52 @@ fn apply_query_pages_and_selects() {
     );
 }
 
+/// `applyQuery` answers a list envelope with its keys in its order, as the
+/// service wrote them (and as the offline cache answers): `meta` where the
+/// list had it (last when it had none), an `includes` of which nothing is
+/// selected left out wherever it stood.
+#[test]
+fn apply_query_keeps_an_envelopes_key_order() {
+    let docs = r#"[{"fields":{"n":2},"meta":{"id":"1"}},{"fields":{"n":1},"meta":{"id":"2"}}]"#;
+    let page = r#"[{"fields":{"n":1},"meta":{"id":"2"}},{"fields":{"n":2},"meta":{"id":"1"}}]"#;
+    let meta = r#"{"count":2,"limit":25,"offset":0,"total":2}"#;
+    let includes = r#"{"a":[{"fields":{"x":1}}]}"#;
+    let mut query = Query::new();
+    query.sort("fields.n", Direction::Asc).unwrap();
+    let mut none = query.clone();
+    none.fields("n, includes(b)").unwrap();
+    let cases = [
+        (
+            format!(r#"{{"status":"ok","meta":{{"total":2}},"data":{docs}}}"#),
+            &query,
+            format!(r#"{{"status":"ok","meta":{meta},"data":{page}}}"#),
+        ),
+        (
+            format!(r#"{{"data":{docs},"x":[1],"meta":null}}"#),
+            &query,
+            format!(r#"{{"data":{page},"x":[1],"meta":{meta}}}"#),
+        ),
+        (
+            format!(r#"{{"includes":{includes},"x":1,"data":{docs}}}"#),
+            &query,
+            format!(r#"{{"includes":{includes},"x":1,"data":{page},"meta":{meta}}}"#),
+        ),
+        (
+            format!(r#"{{"includes":5,"x":1,"data":{docs}}}"#),
+            &none,
+            format!(r#"{{"x":1,"data":{page},"meta":{meta}}}"#),
+        ),
+        (
+            format!(r#"{{"meta":{{}},"data":{docs}}}"#),
+            &query,
+            format!(r#"{{"data":{page},"meta":{meta}}}"#),
+        ),
+    ];
+    for (list, query, expected) in cases {
+        assert_eq!(apply_query(&list, query).unwrap(), expected, "{list}");
+    }
+}
+
 /// A list read a piece at a time (its documents, an envelope's entries)
 /// counts the levels around each piece toward `MAX_DEPTH`: every entry
 /// refuses exactly what `validate` refuses. (A fuzz find: `frame`, and so

@@ -165,8 +165,9 @@ fn write_rest(
 
 /// The list envelope of the documents at `positions` of a list text
 /// (its `documents` and `entries`, from [`list_parts`]), `count` of them out of
-/// `total`, selected by the query's selection; the list's other entries
-/// (such as `includes`) follow.
+/// `total`, selected by the query's selection: the list's entries in its
+/// order (`includes` selected), with the page's `data` and `meta` (last when
+/// the list has none).
 fn envelope(
     text: &str,
     documents: &[Range<usize>],
@@ -183,8 +184,36 @@ fn envelope(
     let write = |out: &mut Vec<u8>, document: Result<&[u8]>| {
         write_valid_ascii(document?, &plan, out, &mut scratch)
     };
-    open_envelope(&mut out, page, write, query, count, total)?;
-    write_rest(&mut out, text, entries, &[b"data", b"meta"], &plan)?;
+    if !entries.iter().any(|entry| entry.name != b"data" && entry.name != b"meta") {
+        open_envelope(&mut out, page, write, query, count, total)?;
+        out.push(b'}');
+        return utf8(out);
+    }
+    // The entries in order, each after a comma (the first one dropped).
+    out.push(b'{');
+    let mut page = Some((page, write));
+    for entry in entries {
+        match entry.name.as_slice() {
+            b"data" => {
+                if let Some((page, write)) = page.take() {
+                    out.extend_from_slice(b",\"data\":");
+                    write_array(&mut out, page, write)?;
+                }
+            }
+            b"meta" => {
+                out.extend_from_slice(b",\"meta\":");
+                write_page_meta(&mut out, query, count, total);
+            }
+            _ => write_rest(&mut out, text, std::slice::from_ref(entry), &[], &plan)?,
+        }
+    }
+    if !entries.iter().any(|entry| entry.name == b"meta") {
+        out.extend_from_slice(b",\"meta\":");
+        write_page_meta(&mut out, query, count, total);
+    }
+    if out.get(1) == Some(&b',') {
+        out.remove(1);
+    }
     out.push(b'}');
     utf8(out)
 }

@@ -257,6 +257,16 @@ test("an offline list answer keeps the envelope's other keys in the service's or
   assert.deepEqual(Object.keys(cached), ["status", "meta", "data"]);
 });
 
+test("applyQuery on a response answers as the service does, envelope keys in the service's order", async () => {
+  const all = await serverClient().collection("authors", "limit=1000");
+  assert.deepEqual(Object.keys(all).filter((key) => key !== "source"), ["status", "meta", "data"]);
+  for (const query of ["limit=5", "limit=3&offset=2&sorting[fields.name]=DESC&fields=name"]) {
+    const { source, ...network } = await serverClient().collection("authors", query);
+    assert.equal(source, "network");
+    assert.equal(JSON.stringify(sdk.applyQuery(all, query)), JSON.stringify(network), query);
+  }
+});
+
 test("a list with one id twice (5 and \"5\") is never answered offline with one fewer document", async () => {
   const text = `{"data":[${doc("1")},{"fields":{"t":"n"},"meta":{"id":5,"revision":1}},${doc("5")}],"meta":{"total":3}}`;
   const storage = memoryStorage();
