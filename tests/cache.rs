@@ -2799,6 +2799,27 @@ fn a_computed_list_answer_keeps_the_envelopes_other_keys_in_order() {
     record_whole(&mut cache, &mut storage, three());
     let answer = cache.answer_list(URL, &posts(), &sorted).unwrap();
     assert_eq!(keys(&answer), ["data", "meta"]);
+    // `meta` before `data`, and nothing else: that order too (as applyQuery
+    // and the service write it).
+    let text = format!(
+        r#"{{"meta":{{"count":3,"limit":25,"offset":0,"total":3}},"data":{}}}"#,
+        serde_json::to_string(&three()).unwrap()
+    );
+    let at = 2000.0;
+    record_at(
+        &mut cache,
+        &mut storage,
+        URL,
+        &posts(),
+        &Query::new(),
+        Kind::List,
+        Rc::new(text),
+        at,
+    );
+    for cache in [&mut cache, &mut storage.load("r")] {
+        let answer = cache.answer_list(URL, &posts(), &sorted).unwrap();
+        assert_eq!(keys(&answer), ["meta", "data"], "{}", answer.body);
+    }
 }
 
 /// The envelope of a complete list is that of the response(s) that made it

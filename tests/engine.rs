@@ -513,7 +513,12 @@ fn apply_query_keeps_an_envelopes_key_order() {
         (
             format!(r#"{{"meta":{{}},"data":{docs}}}"#),
             &query,
-            format!(r#"{{"data":{page},"meta":{meta}}}"#),
+            format!(r#"{{"meta":{meta},"data":{page}}}"#),
+        ),
+        (
+            format!(r#"{{"data":{docs},"includes":{includes},"meta":{{}}}}"#),
+            &query,
+            format!(r#"{{"data":{page},"includes":{includes},"meta":{meta}}}"#),
         ),
     ];
     for (list, query, expected) in cases {

@@ -163,6 +163,15 @@ fn write_rest(
     Ok(())
 }
 
+/// Whether a list's entries, `includes` aside, are `data` then maybe
+/// `meta`: the order its answers are written in without a template.
+pub(crate) fn plain(entries: &[Entry]) -> bool {
+    let mut expected = [&b"data"[..], b"meta"].into_iter();
+    (entries.iter())
+        .filter(|entry| entry.name != b"includes")
+        .all(|entry| expected.next() == Some(entry.name.as_slice()))
+}
+
 /// The list envelope of the documents at `positions` of a list text
 /// (its `documents` and `entries`, from [`list_parts`]), `count` of them out of
 /// `total`, selected by the query's selection: the list's entries in its
@@ -184,7 +193,7 @@ fn envelope(
     let write = |out: &mut Vec<u8>, document: Result<&[u8]>| {
         write_valid_ascii(document?, &plan, out, &mut scratch)
     };
-    if !entries.iter().any(|entry| entry.name != b"data" && entry.name != b"meta") {
+    if entries.is_empty() {
         open_envelope(&mut out, page, write, query, count, total)?;
         out.push(b'}');
         return utf8(out);

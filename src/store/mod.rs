@@ -192,11 +192,10 @@ impl Batch {
 /// left out.
 pub(crate) type Template = Vec<u8>;
 
-/// The [`Template`] of the envelope `entries` of `text`, when it has keys
-/// other than `data`, `meta` and `includes`.
+/// The [`Template`] of the envelope `entries` of `text`, unless its keys
+/// are `data` then maybe `meta` (`includes` aside).
 fn template_of(text: &str, entries: &[crate::engine::list::Entry]) -> Option<Template> {
-    let written = |name: &[u8]| !matches!(name, b"data" | b"meta" | b"includes");
-    if !entries.iter().any(|entry| written(&entry.name)) {
+    if crate::engine::apply::plain(entries) {
         return None;
     }
     let bytes = text.as_bytes();

@@ -805,39 +805,41 @@ fn engine_query(text: &str, query: &Query, expected: &Expected) -> Outcome {
         .take(count)
         .map(|&position| selected_document(&documents[position], selection))
         .collect();
-    let mut wanted = vec![
-        (s("data"), J::Arr(page)),
-        (
-            s("meta"),
-            J::Obj(vec![
-                (s("count"), J::Num(count.to_string())),
-                (
-                    s("limit"),
-                    J::Num(content_repo::engine::apply::effective_limit(query).to_string()),
-                ),
-                (
-                    s("offset"),
-                    J::Num(query.get_offset().unwrap_or(0).to_string()),
-                ),
-                (s("total"), J::Num(documents.len().to_string())),
-            ]),
-        ),
-    ];
-    let rest = |envelope: &J, skip: &[&str]| -> Vec<(Vec<u16>, J)> {
-        entries(envelope)
-            .iter()
-            .filter(|(key, _)| !skip.iter().any(|name| *key == s(name)))
-            .filter_map(|(key, value)| {
-                if *key == s("includes") {
-                    selected_includes(value, selection).map(|value| (key.clone(), value))
-                } else {
-                    Some((key.clone(), value.clone()))
-                }
-            })
-            .collect()
-    };
+    let page_meta = (
+        s("meta"),
+        J::Obj(vec![
+            (s("count"), J::Num(count.to_string())),
+            (
+                s("limit"),
+                J::Num(content_repo::engine::apply::effective_limit(query).to_string()),
+            ),
+            (
+                s("offset"),
+                J::Num(query.get_offset().unwrap_or(0).to_string()),
+            ),
+            (s("total"), J::Num(documents.len().to_string())),
+        ]),
+    );
+    // An envelope's entries in its order (the page's `data` and `meta` in
+    // their places, `meta` last when it has none, `includes` selected).
+    let mut wanted = vec![(s("data"), J::Arr(page.clone()))];
     if let Expected::Envelope(envelope, _) = expected {
-        wanted.extend(rest(envelope, &["data", "meta"]));
+        wanted.clear();
+        for (key, value) in entries(envelope) {
+            if *key == s("data") {
+                wanted.push((key.clone(), J::Arr(page.clone())));
+            } else if *key == s("meta") {
+                wanted.push(page_meta.clone());
+            } else if *key == s("includes") {
+                wanted
+                    .extend(selected_includes(value, selection).map(|value| (key.clone(), value)));
+            } else {
+                wanted.push((key.clone(), value.clone()));
+            }
+        }
+    }
+    if !wanted.iter().any(|(key, _)| *key == s("meta")) {
+        wanted.push(page_meta);
     }
     let out = applied.unwrap_or_default();
     prop_assert_eq!(
