@@ -183,6 +183,8 @@ if (target === "web") {
 const publicNames = [...names, "ContentRepoError", "ready"].join(", ");
 const entries = target === "web" ? { "index.js": "entry.web.js", "slim.js": "entry.slim.js" } : { "index.js": "entry.node.js" };
 for (const [file, source] of Object.entries(entries)) {
-  const text = readFileSync(join(root, "src/js", source), "utf8").replace("__NAMES__", () => publicNames);
+  const text = readFileSync(join(root, "src/js", source), "utf8")
+    .replace("__NAMES_BUT_READY__", () => publicNames.replace(/, ready$/, ""))
+    .replace("__NAMES__", () => publicNames);
   writeFileSync(join(dir, file), text);
 }

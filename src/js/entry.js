@@ -82,18 +82,29 @@ export function init(input) {
       resolveReady();
     },
     (error) => {
-      failure = error;
-      throw error;
+      failure = loadingError(error);
+      throw failure;
     },
   );
   return attempt;
+}
+
+/**
+ * The error of a failed load: a ContentRepoError (`decode` for bytes that
+ * are not the module, `network` otherwise) whose `cause` is the loader's.
+ */
+function loadingError(error) {
+  if (error instanceof ContentRepoError) return error;
+  const invalid = error instanceof WebAssembly.CompileError || error instanceof WebAssembly.LinkError;
+  const message = `loading the WebAssembly module failed: ${error?.message ?? error}`;
+  return makeError(invalid ? "decode" : "network", message, { cause: error });
 }
 
 function notInitialized(where) {
   let message =
     `${where}: content-repo is not initialised yet: \`await ready()\` first ` +
     "(with content-repo/slim, `await init(...)` first)";
-  if (failure !== undefined) message += `; loading the module failed: ${failure?.message ?? failure}`;
+  if (failure !== undefined) message += `; ${failure.message}`;
   else if (attempt === undefined) message += "; init() has not been called";
   return makeError("not_initialized", message, {});
 }

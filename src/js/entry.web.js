@@ -3,12 +3,23 @@
 // content-repo for browsers, workers and bundlers (the "." entry): the module
 // starts loading at import, without top-level await. Await ready() before the
 // first synchronous call; until then they throw not_initialized.
-import { init } from "./api.js";
-export { __NAMES__ } from "./api.js";
+import { init, ready as loaded } from "./api.js";
+export { __NAMES_BUT_READY__ } from "./api.js";
 
 // The loading error, if any, is what ready() rejects with (and what
 // not_initialized errors name); it is not also an unhandled rejection.
-init(locate()).catch(() => {});
+const wasm = locate();
+init(wasm).catch(() => {});
+
+/**
+ * Resolves once the module is ready; rejects with the loading error. After
+ * a failed load (offline, say), each call loads the module again.
+ */
+export function ready() {
+  return loaded().catch(() => init(wasm));
+}
+// (Named as exported in the minified build.)
+Object.defineProperty(ready, "name", { value: "ready" });
 
 /** Where the module is; bundlers see this `new URL` and emit the file. */
 function locate() {

@@ -24,8 +24,11 @@
  * browsers, workers and bundles the module starts loading when the package is
  * imported, and every synchronous call made before it is ready throws a
  * {@link ContentRepoError} with the code `not_initialized` (a call that
- * returns a promise rejects with it). Rejects with the loading error if
- * loading failed.
+ * returns a promise rejects with it). If loading failed, rejects with a
+ * `ContentRepoError` (`network`, or `decode` for bytes that are not the
+ * module) whose `cause` is the loading error; then each later call loads
+ * the module again (back online, say) with the `content-repo` entry in
+ * browsers, while `content-repo/slim` waits for another `init(input)`.
  *
  * @example
  * ```ts
@@ -499,11 +502,15 @@ export type FetchFunction = (url: string, init: FetchInit) => FetchResponse | Pr
 
 /**
  * A storage for the offline cache. Every method may reject (a full disk,
- * say); a failed `write` must change nothing.
+ * say); a failed `write` must change nothing. Each method gets a `signal`
+ * as its last argument, aborted when the call does not settle within the
+ * client's `timeoutMs`: the cache counts such a call as failed, so a write
+ * told so must not commit afterwards (the IndexedDB storage aborts its
+ * transaction).
  */
 export interface CacheStorage {
   /** Every stored entry, as `[key, text]` pairs. */
-  load(): Promise<Iterable<readonly [key: string, text: string]>>;
+  load(signal?: AbortSignal): Promise<Iterable<readonly [key: string, text: string]>>;
   /**
    * Optional, used instead of `load` when present: hands every stored entry
    * to `onEntry` as it is read (text as a string or UTF-8 bytes), resolving
@@ -511,11 +518,11 @@ export interface CacheStorage {
    * reads the next (the IndexedDB storage does this); a rejection part way
    * loads nothing.
    */
-  loadEach?(onEntry: (key: string, text: string | Uint8Array) => void): Promise<void>;
+  loadEach?(onEntry: (key: string, text: string | Uint8Array) => void, signal?: AbortSignal): Promise<void>;
   /** Writes `puts` and removes `deletes`, all or nothing. */
-  write(puts: Array<[key: string, text: string]>, deletes: string[]): Promise<void>;
+  write(puts: Array<[key: string, text: string]>, deletes: string[], signal?: AbortSignal): Promise<void>;
   /** Removes every entry. */
-  clear(): Promise<void>;
+  clear(signal?: AbortSignal): Promise<void>;
 }
 
 /**

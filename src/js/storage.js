@@ -51,24 +51,40 @@ export class IndexedDbStorage {
     req.onupgradeneeded = () => {
       if (!req.result.objectStoreNames.contains(STORE)) req.result.createObjectStore(STORE);
     };
-    this.db = await request(req);
-    // Another tab upgrading the database closes ours cleanly.
-    this.db.onversionchange = () => {
-      this.db.close();
-      this.db = null;
+    const db = await request(req);
+    this.db = db;
+    // Another tab upgrading the database closes ours cleanly; the browser
+    // closes it when the site's data is cleared. The next call opens it again.
+    const forget = () => {
+      if (this.db === db) this.db = null;
     };
-    return this.db;
+    db.onversionchange = () => {
+      db.close();
+      forget();
+    };
+    db.onclose = forget;
+    return db;
+  }
+  /** A transaction on the entries; a connection found closing is opened again, once. */
+  async transaction(mode) {
+    for (let attempt = 0; ; attempt++) {
+      const db = await this.open();
+      try {
+        return db.transaction(STORE, mode);
+      } catch (error) {
+        if (attempt > 0 || !error || error.name !== "InvalidStateError") throw error;
+        if (this.db === db) this.db = null;
+      }
+    }
   }
   async load() {
-    const db = await this.open();
-    const tx = db.transaction(STORE, "readonly");
+    const tx = await this.transaction("readonly");
     const store = tx.objectStore(STORE);
     const [keys, values] = await Promise.all([request(store.getAllKeys()), request(store.getAll())]);
     return keys.map((key, i) => [String(key), values[i]]);
   }
   async loadEach(onEntry) {
-    const db = await this.open();
-    const store = db.transaction(STORE, "readonly").objectStore(STORE);
+    const store = (await this.transaction("readonly")).objectStore(STORE);
     const keys = await request(store.getAllKeys());
     // Every value is asked for at once: IndexedDB reads the next ones while
     // the module reads the one handed over.
@@ -79,28 +95,48 @@ export class IndexedDbStorage {
       onEntry(String(keys[i]), value);
     }
   }
-  async write(puts, deletes) {
-    const db = await this.open();
-    const tx = db.transaction(STORE, "readwrite");
+  async write(puts, deletes, signal) {
+    const tx = await this.transaction("readwrite");
     const store = tx.objectStore(STORE);
     for (const key of deletes) store.delete(key);
     // Texts are kept as UTF-8 bytes: half the bytes of a string with any
     // character beyond Latin-1, and read back without decoding.
     for (const [key, value] of puts) store.put(typeof value === "string" ? utf8.encode(value) : value, key);
-    await new Promise((resolve, reject) => {
-      tx.oncomplete = () => resolve();
-      tx.onerror = () => reject(tx.error);
-      tx.onabort = () => reject(tx.error ?? new Error("the cache write was aborted"));
-    });
+    await settle(tx, signal);
   }
-  async clear() {
-    const db = await this.open();
-    const tx = db.transaction(STORE, "readwrite");
+  async clear(signal) {
+    const tx = await this.transaction("readwrite");
     tx.objectStore(STORE).clear();
-    await new Promise((resolve, reject) => {
-      tx.oncomplete = () => resolve();
-      tx.onerror = () => reject(tx.error);
-    });
+    await settle(tx, signal);
+  }
+}
+
+/**
+ * The end of a write transaction; `signal` (the cache's, aborted when the
+ * call takes longer than its `timeoutMs`) aborts it, so that a write
+ * reported failed never commits later.
+ */
+async function settle(tx, signal) {
+  const abort = () => {
+    try {
+      tx.abort();
+    } catch {
+      // Already committed or aborted.
+    }
+  };
+  const done = new Promise((resolve, reject) => {
+    tx.oncomplete = () => resolve();
+    tx.onerror = () => reject(tx.error);
+    tx.onabort = () => reject(tx.error ?? new Error("the cache write was aborted"));
+  });
+  if (signal) {
+    if (signal.aborted) abort();
+    else signal.addEventListener("abort", abort, { once: true });
+  }
+  try {
+    await done;
+  } finally {
+    if (signal) signal.removeEventListener("abort", abort);
   }
 }
 
@@ -202,8 +238,12 @@ export async function callStorage(storage, method, args, ms) {
     fn = undefined;
   }
   if (typeof fn !== "function") return [3];
+  // The call's last argument is a signal aborted when it does not settle
+  // in time (a write so told does not commit later).
+  const timeout = typeof AbortController === "function" ? new AbortController() : null;
   try {
-    const [settled, value] = await settleWithin(Reflect.apply(fn, storage, args), ms);
+    const [settled, value] = await settleWithin(Reflect.apply(fn, storage, timeout ? [...args, timeout.signal] : args), ms);
+    if (!settled && timeout) timeout.abort();
     return settled ? [0, value] : [2];
   } catch (error) {
     return [1, stringField(error, "message"), stringField(error, "name"), error];

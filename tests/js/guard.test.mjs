@@ -257,9 +257,9 @@ test("every export is guarded, from what the glue exports (slim: not_initialized
     }
     const pending = await Promise.race([sdk.ready().then(() => "ready"), new Promise((r) => setTimeout(() => r("pending"), 50))]);
     const noInput = await sdk.init().then(() => "resolved", (e) => e.code + ": " + e.message);
-    const failed = await sdk.init(new Uint8Array([0, 97, 115, 109, 9, 9, 9, 9])).then(() => "resolved", (e) => e.name);
+    const failed = await sdk.init(new Uint8Array([0, 97, 115, 109, 9, 9, 9, 9])).then(() => "resolved", (e) => [e instanceof sdk.ContentRepoError, e.code, e.cause?.name]);
     const afterFailure = await outcome(() => new sdk.Query());
-    const readyAfterFailure = await sdk.ready().then(() => "resolved", (e) => e.name);
+    const readyAfterFailure = await sdk.ready().then(() => "resolved", (e) => e.cause?.name);
     const bytes = readFileSync("pkg/web/content_repo_bg.wasm");
     // Cloudflare Workers' idiom: a compiled WebAssembly.Module.
     const loaded = await sdk.init(new WebAssembly.Module(bytes));
@@ -294,8 +294,8 @@ test("every export is guarded, from what the glue exports (slim: not_initialized
   assert.match(result.before["Client.prototype.collection"], /^rejected not_initialized: /, "methods that return promises reject");
   assert.equal(result.pending, "pending", "ready() waits for init()");
   assert.match(result.noInput, /^invalid_argument: init\(input\): pass the module/);
-  assert.equal(result.failed, "CompileError");
-  assert.match(result.afterFailure, /^not_initialized: .*; loading the module failed: /);
+  assert.deepEqual(result.failed, [true, "decode", "CompileError"], "a ContentRepoError whose cause is the loader's");
+  assert.match(result.afterFailure, /^not_initialized: .*; loading the WebAssembly module failed: /);
   assert.equal(result.readyAfterFailure, "CompileError", "ready() rejects with the loading error");
   assert.equal(result.loaded, true, "init() resolves to undefined");
   assert.equal(result.again, true);
@@ -319,8 +319,32 @@ test("the '.' web entry starts loading at import and reports a module it cannot 
   `);
   assert.equal(result.early, "not_initialized");
   assert.equal(result.ready, "rejected");
-  assert.match(result.late, /^not_initialized: new Query\(\): .*; loading the module failed: /);
+  assert.match(result.late, /^not_initialized: new Query\(\): .*; loading the WebAssembly module failed: /);
   assert.ok(result.exports.includes("ready") && !result.exports.includes("init") && !result.exports.includes("initSync"));
+});
+
+test("the '.' web entry loads the module again at ready() after a failed load (offline, then online)", async () => {
+  const result = await child(`
+    import { readFileSync } from "node:fs";
+    const urls = [];
+    globalThis.fetch = async (url) => {
+      urls.push(String(url));
+      // Offline at import and at the first ready(); online at the second.
+      if (urls.length <= 2) throw new TypeError("Failed to fetch");
+      return new Response(readFileSync("pkg/web/content_repo_bg.wasm"), { headers: { "content-type": "application/wasm" } });
+    };
+    const sdk = await import("./pkg/web/index.js");
+    const first = await sdk.ready().then(() => "resolved", (e) => [e instanceof sdk.ContentRepoError, e.code, e.cause?.message]);
+    const second = await sdk.ready().then(() => "resolved", (e) => "rejected " + e.message);
+    const works = new sdk.Query().limit(2).toString();
+    console.log(JSON.stringify({ first, second, works, urls, name: sdk.ready.name }));
+  `);
+  assert.deepEqual(result.first, [true, "network", "Failed to fetch"]);
+  assert.equal(result.second, "resolved");
+  assert.equal(result.works, "limit=2");
+  assert.equal(result.urls.length, 3);
+  assert.ok(result.urls.every((url) => url.endsWith("/content_repo_bg.wasm")), result.urls.join(" "));
+  assert.equal(result.name, "ready");
 });
 
 test("every export is named as it is exported, in the browser build and in Node's", async () => {

@@ -156,6 +156,60 @@ test("online, reload, offline: the same answers from IndexedDB, and generated qu
   assert.ok(!stored.text.includes(apiKey), "the API key is never stored");
 });
 
+test("a live client keeps using IndexedDB after the site's data is cleared (the browser closes its connection)", { timeout: 30_000 }, async () => {
+  await openClient();
+  await page.evaluate(() => window.client.prefetch({ collection: "authors" }));
+  const cdp = await context.newCDPSession(page);
+  await cdp.send("Storage.clearDataForOrigin", { origin: new URL(site.url).origin, storageTypes: "indexeddb" });
+  await cdp.detach();
+  const result = await page.evaluate(async ({ baseUrl, apiKey }) => {
+    const prefetched = await window.client.prefetch({ collection: "products" }).then(() => "ok", (e) => `${e.code}: ${e.message}`);
+    const cleared = await window.client.cache.clear().then(() => "ok", (e) => `${e.code}: ${e.message}`);
+    const size = window.client.cache.size;
+    await window.client.prefetch({ collection: "authors" });
+    // A fresh client reads what the live one wrote after the clearing.
+    const offline = new window.sdk.Client({ baseUrl, repository: "demo", apiKey, retries: 0, cache: { storage: "indexeddb", policy: "cache-only" } });
+    const authors = await offline.collection("authors", "limit=2").then((list) => list.source, (e) => e.code);
+    const products = await offline.collection("products", "limit=2").then((list) => list.source, (e) => e.code);
+    return { prefetched, cleared, size, authors, products, errors: window.cacheErrors };
+  }, { baseUrl: api.url, apiKey });
+  assert.equal(result.prefetched, "ok");
+  assert.equal(result.cleared, "ok");
+  assert.equal(result.size, 0, "clear() emptied memory");
+  assert.equal(result.authors, "cache");
+  assert.equal(result.products, "not_cached", "cleared");
+  assert.deepEqual(result.errors, []);
+});
+
+test("an IndexedDB write that does not settle within timeoutMs is aborted, never committed later", { timeout: 30_000 }, async () => {
+  await openClient();
+  const result = await page.evaluate(async ({ baseUrl, apiKey }) => {
+    await window.client.cache.clear();
+    // 24 MB in one response: IndexedDB takes longer than 60 ms to write it.
+    const documents = Array.from({ length: 3000 }, (_, i) => ({
+      fields: { name: `n${i}`, blob: "y".repeat(8000) },
+      meta: { id: String(5_000_000 + i), revision: 1, createdAt: "2024-01-01T00:00:00.000Z" },
+    }));
+    const text = JSON.stringify({ data: documents, meta: { count: 3000, limit: 1000, offset: 0, total: 3000 } });
+    const errors = [];
+    const options = { baseUrl, repository: "demo", apiKey, retries: 0, onCacheError: (e) => errors.push(e.message) };
+    const slow = new window.sdk.Client({ ...options, timeoutMs: 60, fetch: async () => new Response(text), cache: { storage: "indexeddb" } });
+    await slow.cache.ready();
+    const source = await slow.collection("big").then((list) => list.source, (e) => e.code);
+    const size = slow.cache.size;
+    // Long after: what a fresh client (a reload) reads from IndexedDB.
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    const fresh = new window.sdk.Client({ ...options, cache: { storage: "indexeddb", policy: "cache-only" } });
+    const answer = await fresh.collection("big", "limit=2").then((list) => list.source, (e) => e.code);
+    return { source, size, errors, answer, stored: fresh.cache.size };
+  }, { baseUrl: api.url, apiKey });
+  assert.equal(result.source, "network");
+  assert.ok(result.errors.some((message) => /did not settle within 60 ms/.test(message)), result.errors.join("; "));
+  assert.equal(result.size, 0, "memory holds nothing of the failed write");
+  assert.equal(result.answer, "not_cached", "nor does IndexedDB");
+  assert.equal(result.stored, 0);
+});
+
 test("corrupt and old-schema IndexedDB entries are skipped and reported, never fatal", { timeout: 30_000 }, async () => {
   await openClient();
   await page.evaluate(async () => {

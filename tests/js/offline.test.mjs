@@ -318,6 +318,36 @@ test("a prefetch that fails part way rejects once the writes of its earlier page
   assert.equal([...storage.entries.keys()].filter((key) => key.startsWith("s:")).length, 3, "the three pages before the failure are written");
 });
 
+test("a storage call that does not settle in time is told so: its last argument, a signal, is aborted", async () => {
+  // A storage that writes only what it is not told to drop (IndexedDB aborts its transaction).
+  const signals = [];
+  class SlowStorage extends TestStorage {
+    write(puts, deletes, signal) {
+      signals.push(signal);
+      return new Promise((resolve, reject) => {
+        const commit = setTimeout(() => resolve(super.write(puts, deletes)), 1000);
+        signal.addEventListener("abort", () => {
+          clearTimeout(commit);
+          reject(new Error("aborted"));
+        });
+      });
+    }
+  }
+  const storage = new SlowStorage();
+  const errors = [];
+  const c = client({ storage }, { timeoutMs: 150, onCacheError: (error) => errors.push(error) });
+  const list = await c.collection("authors", "limit=3");
+  assert.equal(list.source, "network", "the request still resolves");
+  await new Promise((resolve) => setTimeout(resolve, 1200));
+  assert.ok(errors.some((e) => e.code === "storage" && /did not settle within 150 ms/.test(e.message)), errors.map((e) => e.message).join("; "));
+  assert.equal(signals.length, 1);
+  assert.ok(signals[0] instanceof AbortSignal && signals[0].aborted, "the write's signal was aborted");
+  assert.equal(storage.entries.size, 0, "nothing was written");
+  // Memory agrees with storage: nothing to answer offline.
+  const offline = client({ storage, policy: "cache-only" });
+  assert.equal(await offline.collection("authors", "limit=3").then(() => "answered", (e) => e.code), "not_cached");
+});
+
 test("an aborted prefetch rejects at once, without waiting for a storage write that never ends", async () => {
   // The first page's write never settles (no timeoutMs to bound it); the second page's fetch
   // never answers, and the caller aborts while it waits.
