@@ -1914,3 +1914,32 @@ fn a_list_with_an_id_twice_is_not_complete() {
     cache.apply(change);
     assert!(complete_lists(&cache).is_empty());
 }
+
+/// A document changed again between the refresh's delta page and its sweep:
+/// the sweep lists a newer revision than the one the delta fetched, which
+/// is then fetched by id. Before, an id the delta had fetched was never
+/// fetched again, and the cache kept the older revision until the next
+/// refresh.
+#[test]
+fn a_revision_newer_than_the_delta_fetched_is_fetched_by_id() {
+    let (mut service, mut cache) = prefetched(5);
+    let edit = |doc: &mut Value, revision: u64| {
+        doc["meta"]["revision"] = json!(revision);
+        doc["meta"]["updatedAt"] = json!("2024-03-01T00:00:00.000Z");
+        doc["fields"]["title"] = json!(format!("v{revision}"));
+    };
+    edit(&mut service.docs[2], 2);
+    let mut requests = Vec::new();
+    let done = refresh_changing(&mut service, &mut cache, |url, service| {
+        requests.push(url.to_owned());
+        if url.contains("fields=meta") && service.docs[2]["meta"]["revision"] == json!(2) {
+            edit(&mut service.docs[2], 3);
+        }
+    })
+    .unwrap();
+    assert_eq!(all_keys(&mut cache)["3"], 3, "{requests:#?}");
+    assert!(
+        matches!(done, Done::Refreshed { changed: 1, .. }),
+        "{done:?}"
+    );
+}

@@ -1322,19 +1322,34 @@ impl Cache {
         swept: &[Swept],
     ) -> Vec<Vec<u8>> {
         let variant = variant_key(query);
-        // Sets of borrowed ids (`&[u8]`), as in plan_refresh: one set type.
-        let fetched = fetched.ids();
-        let coming: Set<&[u8]> = fetched.iter().map(Vec::as_slice).collect();
+        // The newest revision fetched of each id (a map type the module
+        // has already: id to the index of its revision).
+        let mut coming: Map<Vec<u8>, usize> = Map::default();
+        let mut revisions: Vec<Option<&[u8]>> = Vec::new();
+        let batches = fetched
+            .segments
+            .iter()
+            .filter_map(|(_, _, batch)| batch.as_ref());
+        for (id, revision) in batches.flat_map(Batch::revisions) {
+            match coming.get(id).and_then(|&at| revisions.get_mut(at)) {
+                Some(known) => *known = (*known).max(revision),
+                None => {
+                    coming.insert(id.to_vec(), revisions.len());
+                    revisions.push(revision);
+                }
+            }
+        }
         let store = self.variants.get(&variant);
         swept
             .iter()
             .filter(|(id, revision)| {
-                if coming.contains(id.as_slice()) {
-                    return false;
-                }
-                match store.and_then(|store| store.revision_of(id)) {
+                let stored = store.and_then(|store| store.revision_of(id));
+                let fetched = coming
+                    .get(id.as_slice())
+                    .and_then(|&at| revisions.get(at).copied());
+                match stored.max(fetched) {
                     None => true,
-                    Some(stored) => stored < revision.as_deref(),
+                    Some(known) => known < revision.as_deref(),
                 }
             })
             .map(|(id, _)| id.clone())
