@@ -569,6 +569,44 @@ fn single_documents_and_aliases() {
     );
 }
 
+/// An alias fetched before answers after a reload as in memory: by the
+/// document it names (any covered selection, its newest revision), not
+/// only by its own URL. Before, the alias was forgotten at a reload.
+#[test]
+fn an_alias_answers_by_its_document_after_a_reload() {
+    let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
+    let alias = Endpoint::Alias("home page".into());
+    record(
+        &mut cache,
+        &mut storage,
+        "alias-url",
+        &alias,
+        &Query::new(),
+        Kind::Document,
+        &doc(7, 1, "home", "2024-01-01T00:00:00Z"),
+    );
+    // A newer revision of its document, from another response.
+    record(
+        &mut cache,
+        &mut storage,
+        "doc-url",
+        &Endpoint::Document(format!("{:018}", 7)),
+        &Query::new(),
+        Kind::Document,
+        &doc(7, 2, "home v2", "2024-01-01T00:00:00Z"),
+    );
+    let mut query = Query::new();
+    query.fields("title").unwrap();
+    for (name, cache) in [("memory", &mut cache), ("reload", &mut storage.load("r"))] {
+        for url in ["other-url", "alias-url"] {
+            let answer = cache.answer_single(url, &alias, &query);
+            let answer = body(&answer.unwrap_or_else(|e| panic!("{name}: {e}")));
+            assert_eq!(answer["fields"], json!({ "title": "home v2" }), "{name}");
+            assert_eq!(answer["meta"]["revision"], 2, "{name}");
+        }
+    }
+}
+
 #[test]
 fn filters_search_and_tags_are_answered_only_for_the_exact_url() {
     let (mut cache, mut storage) = (Cache::new("t"), Storage::default());

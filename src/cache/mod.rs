@@ -355,7 +355,7 @@ pub struct Cache {
     urls: Map<String, String>,
     /// Complete lists by (variant, endpoint).
     lists: Map<(String, String), List>,
-    /// Alias targets by (variant, alias api id).
+    /// Alias targets by (variant, the alias's endpoint key).
     aliases: Map<(String, String), Vec<u8>>,
     /// Documents deleted by a refresh, by variant: never served again unless
     /// a response received after the deletion holds them.
@@ -616,11 +616,10 @@ impl Cache {
                 self.plan_list(&mut change, &variant, &segment.endpoint, ids, now, template);
             }
         }
-        if let (Kind::Document, Endpoint::Alias(name)) = (kind, endpoint) {
+        if let (Kind::Document, Endpoint::Alias(_)) = (kind, endpoint) {
             if let Some(id) = batch.as_ref().and_then(|batch| batch.ids().next()) {
-                change
-                    .aliases
-                    .push(((variant.clone(), name.clone()), id.to_vec()));
+                let alias = (variant.clone(), segment.endpoint.clone());
+                change.aliases.push((alias, id.to_vec()));
             }
         }
         change.may_free = url.is_some_and(|url| self.urls.contains_key(url))
@@ -1126,6 +1125,13 @@ impl Cache {
         for (key, segment, batch) in segments {
             if let Some(batch) = batch {
                 let variant = segment.variant.clone();
+                // An alias answers with the document it named last.
+                if let (Kind::Document, Some(id)) = (segment.kind, batch.ids().next()) {
+                    if segment.endpoint.starts_with("alias/") {
+                        let alias = (variant.clone(), segment.endpoint.clone());
+                        self.aliases.insert(alias, id.to_vec());
+                    }
+                }
                 self.commit(&segment, batch, buried.entry(variant).or_default());
             }
             latest = latest.max(segment.fetched_at);
@@ -1600,7 +1606,10 @@ impl Cache {
         let variant = variant_key(query);
         let id = match endpoint {
             Endpoint::Document(id) | Endpoint::Asset(id) => Some(id.as_bytes().to_vec()),
-            Endpoint::Alias(name) => self.aliases.get(&(variant.clone(), name.clone())).cloned(),
+            Endpoint::Alias(_) => self
+                .aliases
+                .get(&(variant.clone(), endpoint_key(endpoint)))
+                .cloned(),
             _ => None,
         };
         match self.compute_single(&variant, id.as_deref(), query) {
