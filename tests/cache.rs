@@ -2977,3 +2977,51 @@ fn a_list_record_with_a_corrupt_envelope_is_skipped_and_reported() {
         }
     }
 }
+
+/// A complete list keeps the selection it was fetched with, in memory and
+/// in its record: a refresh (here its last step, in a cache just loaded)
+/// fetches again each member whose copy a later, narrower response
+/// replaced, and no other.
+#[test]
+fn a_list_keeps_its_selection_for_its_refresh_across_a_reload() {
+    let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
+    let mut wide = Query::new();
+    wide.fields("title,price").unwrap();
+    record(
+        &mut cache,
+        &mut storage,
+        URL,
+        &posts(),
+        &wide,
+        Kind::List,
+        &list(three(), 3),
+    );
+    // A newer revision of the second post, with its title alone (one page
+    // of a longer listing: it makes no list complete).
+    let mut narrow = Query::new();
+    narrow.fields("title").unwrap().limit(1).unwrap();
+    let newer = doc(2, 2, "a2", "2024-01-02T00:00:00.000Z");
+    record(
+        &mut cache,
+        &mut storage,
+        "narrow",
+        &posts(),
+        &narrow,
+        Kind::List,
+        &list(vec![newer], 3),
+    );
+    let swept: Vec<Swept> = three()
+        .iter()
+        .map(|doc| {
+            (
+                doc["meta"]["id"].as_str().unwrap().as_bytes().to_vec(),
+                None,
+            )
+        })
+        .collect();
+    let second = format!("{:018}", 2).into_bytes();
+    for (name, cache) in [("memory", &mut cache), ("reload", &mut storage.load("r"))] {
+        let missing = cache.refresh_missing(&posts(), &Query::new(), &Change::default(), &swept);
+        assert_eq!(missing, [second.clone()], "{name}");
+    }
+}

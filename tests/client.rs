@@ -1943,3 +1943,80 @@ fn a_revision_newer_than_the_delta_fetched_is_fetched_by_id() {
         "{done:?}"
     );
 }
+
+/// A member of a complete list replaced by a newer revision fetched with a
+/// narrower selection (a list view asking for a few fields) is fetched
+/// again, whole, by the next refresh, although neither its `updatedAt` nor
+/// its revision is newer than what is cached: the list answers its queries
+/// again. A list prefetched with a selection keeps members fetched with it.
+/// Before, the list stayed `not_cached` for every query needing another
+/// field, refresh after refresh.
+#[test]
+fn a_refresh_fetches_again_a_member_cached_narrower_than_its_list() {
+    use content_repo::cache::Kind;
+    use std::rc::Rc;
+    for prefetch_fields in [None, Some("title,n")] {
+        let sorted = || {
+            let mut query = Query::new();
+            query
+                .sort("fields.n", content_repo::query::sort::Direction::Desc)
+                .unwrap();
+            if let Some(fields) = prefetch_fields {
+                query.fields(fields).unwrap();
+            }
+            query
+        };
+        let mut query = Query::new();
+        if let Some(fields) = prefetch_fields {
+            query.fields(fields).unwrap();
+        }
+        let mut service = Service::new(docs(5));
+        let mut cache = Cache::new("t");
+        let mut prefetch = Pager::new(ListCall::Prefetch, args(query, 1000, 100));
+        drive(&mut prefetch, &service, &mut cache, 10.0).0.unwrap();
+        // The third document changes; a response with its title alone brings it.
+        service.docs[2]["meta"]["revision"] = json!(2);
+        service.docs[2]["fields"]["title"] = json!("v2");
+        let mut narrow = Query::new();
+        narrow.fields("title").unwrap().limit(1).unwrap();
+        let text = json!({ "data": [service.docs[2].clone()], "meta": { "total": 5 } });
+        let at = cache.stamp(30.0);
+        let posts = Endpoint::Collection("posts".into());
+        let change = cache
+            .plan_response(
+                None,
+                &posts,
+                &narrow,
+                Kind::List,
+                Rc::new(text.to_string()),
+                at,
+            )
+            .unwrap();
+        cache.apply(change);
+        let before = cache.answer_list("-", &posts, &sorted());
+        assert_eq!(before.unwrap_err().code(), "not_cached");
+        let mut requests = Vec::new();
+        refresh_changing(&mut service, &mut cache, |url, _| {
+            requests.push(url.to_owned())
+        })
+        .unwrap();
+        let fetched_by_id = requests
+            .iter()
+            .filter(|url| url.contains("meta.id"))
+            .count();
+        let answer = cache.answer_list("-", &posts, &sorted());
+        match prefetch_fields {
+            None => {
+                let body: Value = serde_json::from_str(&answer.unwrap().body).unwrap();
+                assert_eq!(body["data"][2]["fields"]["title"], "v2");
+                assert_eq!(fetched_by_id, 1, "{requests:#?}");
+            }
+            // Its members hold `title` and `n`: what they were fetched with.
+            Some(_) => {
+                let body: Value = serde_json::from_str(&answer.unwrap().body).unwrap();
+                assert_eq!(body["data"][2]["fields"], json!({ "n": 3, "title": "v2" }));
+                assert_eq!(fetched_by_id, 1, "{requests:#?}");
+            }
+        }
+    }
+}

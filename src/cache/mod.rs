@@ -185,14 +185,32 @@ struct List {
     members: Set<Rc<[u8]>>,
     fetched_at: f64,
     used: u64,
-    /// The envelope of the response(s) that made it complete, when it has
-    /// keys other than `data`, `meta` and `includes`: answers computed for
-    /// the list keep them, in its order (the list's record keeps it).
-    template: Option<crate::store::Template>,
+    /// How it was fetched (its record keeps it).
+    form: Form,
     /// The storage key of its record: a new one at each write (as a
     /// segment's), so that deleting a record read never deletes one another
     /// tab wrote meanwhile; the newest record is the list at a reload.
     key: String,
+}
+
+/// How a complete list was fetched, kept with it (and its record).
+#[derive(Debug, Clone, Default)]
+struct Form {
+    /// The envelope of the response(s) that made it complete, unless its
+    /// keys are `data` then `meta`: answers computed for the list keep its
+    /// other keys, in its order.
+    template: Option<crate::store::Template>,
+    /// Their selection, canonical (`None`: whole documents): a refresh
+    /// fetches again a member whose cached copy no longer covers it.
+    selection: Option<String>,
+}
+
+/// The canonical text of a query's selection, unless it is the whole
+/// document (as a document's record in the store keeps it).
+fn selection_text(query: &Query) -> Option<String> {
+    (query.selection())
+        .filter(|selection| **selection != Selection::All)
+        .map(ToString::to_string)
 }
 
 /// An answer from the cache: JSON text.
@@ -593,7 +611,7 @@ impl Cache {
             superseded: Default::default(),
         };
         let mut change = Change::default();
-        let selection_text = selection.as_ref().map(ToString::to_string);
+        let selection_text = selection_text(query);
         change.puts.push((
             key.clone(),
             Put::Segment {
@@ -612,8 +630,11 @@ impl Cache {
                 && batch.ids().collect::<Set<&[u8]>>().len() == batch.len()
             {
                 let ids = batch.ids().map(<[u8]>::to_vec).collect();
-                let template = batch.template().cloned();
-                self.plan_list(&mut change, &variant, &segment.endpoint, ids, now, template);
+                let form = Form {
+                    template: batch.template().cloned(),
+                    selection: selection_text.clone(),
+                };
+                self.plan_list(&mut change, &variant, &segment.endpoint, ids, now, form);
             }
         }
         if let (Kind::Document, Endpoint::Alias(_)) = (kind, endpoint) {
@@ -686,7 +707,7 @@ impl Cache {
         endpoint: &str,
         ids: Vec<Vec<u8>>,
         now: f64,
-        template: Option<crate::store::Template>,
+        form: Form,
     ) {
         let known = (variant.to_owned(), endpoint.to_owned());
         let replaced = self.lists.get(&known);
@@ -719,8 +740,11 @@ impl Cache {
             .number("v", SCHEMA as f64)
             .raw("ids", &stored_ids)
             .number("fetchedAt", now);
-        if let Some(template) = &template {
+        if let Some(template) = &form.template {
             record.string("envelope", &String::from_utf8_lossy(template));
+        }
+        if let Some(selection) = &form.selection {
+            record.string("selection", selection);
         }
         // `l:{variant}\u{1f}{endpoint}\u{1f}:{session}:{number}`; the record
         // it replaces goes.
@@ -732,7 +756,7 @@ impl Cache {
             fetched_at: now,
             used: 0,
             key,
-            template,
+            form,
         };
         change
             .lists
@@ -771,7 +795,11 @@ impl Cache {
         }
         let mut change = Change::default();
         let endpoint = endpoint_key(endpoint);
-        self.plan_list(&mut change, &variant, &endpoint, ids, now, template);
+        let form = Form {
+            template,
+            selection: selection_text(query),
+        };
+        self.plan_list(&mut change, &variant, &endpoint, ids, now, form);
         Ok(change)
     }
 
@@ -1178,7 +1206,7 @@ impl Cache {
                     fetched_at: record.fetched_at,
                     used: self.clock,
                     key: record.key,
-                    template: record.template,
+                    form: record.form,
                 };
                 self.lists.insert(known, list);
             }
@@ -1319,10 +1347,13 @@ impl Cache {
     /// Finishes a refresh of `endpoint` in `query`'s variant, after the
     /// documents changed since were planned (`fetched`, one change): `swept`
     /// holds every id of the list with the order key of its revision, as the
-    /// service listed them. Returns the ids still to fetch (new, or with a
-    /// newer revision than what is cached, even counting `fetched`).
+    /// service listed them. Returns the ids still to fetch: new, with a
+    /// newer revision than what is cached (even counting `fetched`), or
+    /// cached with a narrower selection than the list's (a later response
+    /// with fewer fields replaced it).
     pub fn refresh_missing(
         &self,
+        endpoint: &Endpoint,
         query: &Query,
         fetched: &Change,
         swept: &[Swept],
@@ -1346,6 +1377,14 @@ impl Cache {
             }
         }
         let store = self.variants.get(&variant);
+        let list = self.lists.get(&(variant, endpoint_key(endpoint)));
+        let wanted = list.and_then(|list| Selection::parse(list.form.selection.as_deref()?).ok());
+        // Fetched documents are whole: they cover any selection.
+        let narrower = |id: &[u8]| {
+            let fetched_with = store.and_then(|store| store.entry(id)).map(|entry| entry.1);
+            !coming.contains_key(id)
+                && fetched_with.is_some_and(|fetched| !Selection::covers(fetched, wanted.as_ref()))
+        };
         swept
             .iter()
             .filter(|(id, revision)| {
@@ -1355,7 +1394,7 @@ impl Cache {
                     .and_then(|&at| revisions.get(at).copied());
                 match stored.max(fetched) {
                     None => true,
-                    Some(known) => known < revision.as_deref(),
+                    Some(known) => known < revision.as_deref() || narrower(id),
                 }
             })
             .map(|(id, _)| id.clone())
@@ -1471,8 +1510,15 @@ impl Cache {
             .collect();
         self.plan_tombstones(&mut changes, &key.0, dead, Some(at));
         // (Its envelope stays: the delta's pages answered other queries.)
-        let template = self.lists.get(&key).and_then(|list| list.template.clone());
-        self.plan_list(&mut changes, &key.0, &key.1, ids, now, template);
+        let form = self.lists.get(&key).map(|list| list.form.clone());
+        self.plan_list(
+            &mut changes,
+            &key.0,
+            &key.1,
+            ids,
+            now,
+            form.unwrap_or_default(),
+        );
         let count = deleted.len();
         if !gone.is_empty() {
             changes.removed.push((key.0.clone(), gone));
@@ -1580,7 +1626,7 @@ impl Cache {
         let member = |id: &[u8]| members.contains(id);
         let filter = (members.len() != store.len()).then_some(&member as &Member<'_>);
         let (mut body, mut page) = store.query_members(query, filter, members.len())?;
-        if let Some(template) = &list.template {
+        if let Some(template) = &list.form.template {
             body = crate::store::in_template(&body, template);
             if !page.text.is_empty() {
                 page.text = crate::store::in_template(&page.text, template);
@@ -1760,10 +1806,19 @@ fn read_list(key: &str, rest: &str, text: &str) -> Result<ListRecord> {
         variant: variant.to_owned(),
         endpoint: endpoint.to_owned(),
         ids,
-        template: value
-            .string("envelope")
-            .map(|envelope| read_envelope(key, envelope))
-            .transpose()?,
+        form: Form {
+            template: value
+                .string("envelope")
+                .map(|envelope| read_envelope(key, envelope))
+                .transpose()?,
+            selection: value
+                .string("selection")
+                .map(|text| match Selection::parse(&text) {
+                    Ok(_) => Ok(text),
+                    Err(error) => Err(corrupt(key, error, &text)),
+                })
+                .transpose()?,
+        },
         fetched_at,
         key: key.to_owned(),
         seq,
@@ -1802,7 +1857,7 @@ struct ListRecord {
     variant: String,
     endpoint: String,
     ids: Vec<Vec<u8>>,
-    template: Option<crate::store::Template>,
+    form: Form,
     fetched_at: f64,
     key: String,
     /// The number of its key (0 for an earlier version's).

@@ -318,7 +318,8 @@ impl Paging for Refresh {
                 return Ok(Some((0, page.facts.total.unwrap_or(0))));
             }
             if next.is_none() {
-                let missing = cache.refresh_missing(&self.query, &self.changes, &self.swept);
+                let missing =
+                    cache.refresh_missing(&self.endpoint, &self.query, &self.changes, &self.swept);
                 let mut queries = fetch_queries(&self.query, &missing)?;
                 queries.reverse();
                 self.phase = Phase::Fetch(queries);
