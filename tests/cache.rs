@@ -3022,6 +3022,6 @@ fn a_list_keeps_its_selection_for_its_refresh_across_a_reload() {
     let second = format!("{:018}", 2).into_bytes();
     for (name, cache) in [("memory", &mut cache), ("reload", &mut storage.load("r"))] {
         let missing = cache.refresh_missing(&posts(), &Query::new(), &Change::default(), &swept);
-        assert_eq!(missing, [second.clone()], "{name}");
+        assert_eq!(missing, std::slice::from_ref(&second), "{name}");
     }
 }
