@@ -2093,6 +2093,10 @@ enum Event {
     Listed { whole: bool },
     /// A refresh deleted it.
     Deleted,
+    /// A refresh deleted it from its list while another list held it (in
+    /// the refreshing tab's memory): it counts at a load where no list
+    /// stored holds it (a reload's log then has it as `Deleted`).
+    Held,
 }
 
 /// The reference: an event log. A document is held when a response listing
@@ -2265,18 +2269,19 @@ proptest! {
                     tab.cache.apply(collect);
                     // A document another complete list holds stays.
                     let elsewhere = tab.featured.clone().map(|(_, ids)| ids).unwrap_or_default();
-                    for &id in members.iter().filter(|id| !listed.contains(id) && !elsewhere.contains(id)) {
-                        events.add(&mut tab.known, (now + 1.0, id, Event::Deleted));
+                    for &id in members.iter().filter(|id| !listed.contains(id)) {
+                        let event = if elsewhere.contains(&id) { Event::Held } else { Event::Deleted };
+                        events.add(&mut tab.known, (now + 1.0, id, event));
                     }
                     tab.posts = Some(listed.clone());
                     stored_posts = listed;
                 }
                 Step::Reload { tab } => {
-                    sessions_reload(&mut tabs[tab], &mut storage, &events, index, &stored_posts, stored_featured.as_ref());
+                    sessions_reload(&mut tabs[tab], &mut storage, &mut events, index, &stored_posts, stored_featured.as_ref());
                 }
             }
             let mut check = Tab { cache: Cache::new("none"), known: Vec::new(), posts: None, featured: None };
-            sessions_reload(&mut check, &mut storage, &events, 1000 + index, &stored_posts, stored_featured.as_ref());
+            sessions_reload(&mut check, &mut storage, &mut events, 1000 + index, &stored_posts, stored_featured.as_ref());
             let [zero, one] = &mut tabs;
             for (name, tab) in [("tab 0", zero), ("tab 1", one), ("a reload", &mut check)] {
                 for &id in &all {
@@ -2310,11 +2315,20 @@ proptest! {
 fn sessions_reload(
     tab: &mut Tab,
     storage: &mut Storage,
-    events: &Events,
+    events: &mut Events,
     session: usize,
     posts: &[u32],
     featured: Option<&(f64, Vec<u32>)>,
 ) {
+    // A deletion held by a list counts from the first load where no list
+    // stored holds the document.
+    let listed =
+        |id: u32| posts.contains(&id) || featured.is_some_and(|(_, ids)| ids.contains(&id));
+    let counted: Vec<(f64, u32, Event)> = (events.log.iter())
+        .filter(|&&(_, id, event)| event == Event::Held && !listed(id))
+        .map(|&(at, id, _)| (at, id, Event::Deleted))
+        .collect();
+    events.log.extend(counted);
     let known: Vec<usize> = (0..events.log.len()).collect();
     let complete = |ids: &[u32]| ids.iter().all(|&id| events.held(&known, id, false));
     // As the boundary does: what the load plans (a merge of the entries of
@@ -3023,5 +3037,62 @@ fn a_list_keeps_its_selection_for_its_refresh_across_a_reload() {
     for (name, cache) in [("memory", &mut cache), ("reload", &mut storage.load("r"))] {
         let missing = cache.refresh_missing(&posts(), &Query::new(), &Change::default(), &swept);
         assert_eq!(missing, std::slice::from_ref(&second), "{name}");
+    }
+}
+
+/// A document two lists hold, deleted by two tabs each refreshing one list
+/// (each found the other list still holding it, in its own memory), is
+/// deleted at the next load: neither list holds it any more. When one list
+/// still holds it (only the other was refreshed), it stays, and that list
+/// answers with it. Before, it was served after a reload by no list's
+/// account (its own URL, `document(id)`).
+#[test]
+fn a_document_two_tabs_each_refreshed_out_of_a_list_is_deleted_at_a_load() {
+    let docs = Endpoint::Documents;
+    let third = Endpoint::Document(format!("{:018}", 3));
+    for both in [true, false] {
+        let (mut a, mut storage) = (Cache::new("a"), Storage::default());
+        record_three(&mut a, &mut storage);
+        record(
+            &mut a,
+            &mut storage,
+            "docs",
+            &docs,
+            &Query::new(),
+            Kind::List,
+            &list(three(), 3),
+        );
+        let mut b = storage.load("b");
+        // Tab a refreshes posts; tab b, which read the storage before, the documents.
+        refresh_posts(
+            &mut a,
+            &mut storage,
+            Change::default(),
+            &swept(&three()[..2]),
+            2000.0,
+        );
+        if both {
+            let refresh = b.plan_refresh(
+                &docs,
+                &Query::new(),
+                Change::default(),
+                &swept(&three()[..2]),
+                2500.0,
+            );
+            let (change, counts) = refresh.unwrap();
+            assert_eq!(counts.1, 1);
+            storage.write(&change);
+            b.apply(change);
+        }
+        let mut reloaded = storage.load("r");
+        let answer = reloaded.answer_single("third-url", &third, &Query::new());
+        let listed = reloaded.answer_list("docs", &docs, &Query::new());
+        if both {
+            assert_eq!(answer.unwrap_err().code(), "not_cached");
+            assert_eq!(body(&listed.unwrap())["data"].as_array().unwrap().len(), 2);
+        } else {
+            assert!(answer.is_ok(), "{answer:?}");
+            assert_eq!(body(&listed.unwrap())["data"].as_array().unwrap().len(), 3);
+        }
     }
 }

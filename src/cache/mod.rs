@@ -413,8 +413,9 @@ struct Loading {
     lists: Vec<ListRecord>,
     /// The entries of deleted documents read: variant, key, deletions
     /// (merged into one by `load_end` when a variant has several, or one of
-    /// an earlier version).
-    tombstones: Vec<(String, String, Tombstones)>,
+    /// an earlier version), and deletions that count only if no list holds
+    /// the document at the load.
+    tombstones: Vec<(String, String, Tombstones, Tombstones)>,
     /// Items of a storage that were not `[key, text]` pairs.
     skipped: usize,
 }
@@ -662,14 +663,14 @@ impl Cache {
         &self,
         change: &mut Change,
         variant: &str,
-        added: Tombstones,
+        (added, held): (Tombstones, Tombstones),
         at: Option<f64>,
     ) {
-        if added.is_empty() {
+        if added.is_empty() && held.is_empty() {
             return;
         }
         let (key, seq) = self.entry_key(&format!("t:{variant}\u{1f}"));
-        let text = write_tombstones(seq, at, &added);
+        let text = write_tombstones(seq, at, &added, &held);
         change.puts.push((key, Put::Text(text)));
         change.tombstones.push((variant.to_owned(), added));
     }
@@ -1043,9 +1044,9 @@ impl Cache {
             // that an earlier version rewrote at each refresh (its documents
             // deleted after every response stored with it: at infinity).
             let variant = rest.split('\u{1f}').next().unwrap_or_default().to_owned();
-            read_tombstones(&key, &text).map(|(seq, found)| {
+            read_tombstones(&key, &text).map(|(seq, found, held)| {
                 self.next.set(self.next.get().max(seq));
-                self.pending.tombstones.push((variant, key, found));
+                self.pending.tombstones.push((variant, key, found, held));
             })
         } else {
             let error = corrupt(&key, format!("not an entry of schema {SCHEMA}"), &text);
@@ -1130,13 +1131,57 @@ impl Cache {
                 .total_cmp(&b.1.fetched_at)
                 .then(a.1.seq.cmp(&b.1.seq))
         });
+        // Of the records of one list (several tabs wrote it, or a write's
+        // delete of the one it replaced failed), the newest is the list; the
+        // others are deleted (no tab rewrites a record: none is newer).
+        let mut stale = stale;
+        // (A few lists: a vector, in the order read, the least recently used
+        // first.)
+        let mut records: Vec<ListRecord> = Vec::new();
+        for record in lists {
+            let order = |record: &ListRecord| (record.fetched_at, record.seq);
+            let same = |kept: &&mut ListRecord| {
+                kept.variant == record.variant && kept.endpoint == record.endpoint
+            };
+            match records.iter_mut().find(same) {
+                Some(kept) if order(kept) >= order(&record) => stale.push(record.key),
+                Some(kept) => stale.push(std::mem::replace(kept, record).key),
+                None => records.push(record),
+            }
+        }
+        // The documents the lists hold, by variant.
+        let mut listed: Map<String, Set<Vec<u8>>> = Map::default();
+        for record in &records {
+            let ids = record.ids.iter().cloned();
+            listed
+                .entry(record.variant.clone())
+                .or_default()
+                .extend(ids);
+        }
         // The deletions read (of two deletions of one document, the later
-        // counts), before the segments they bury.
+        // counts), before the segments they bury; one that counts unless a
+        // list holds the document (a refresh that found another list holding
+        // it, in the memory of its tab) counts when none does.
         let mut keys: Vec<(&String, &String)> = Vec::with_capacity(tombstones.len());
         let mut newest = 0.0_f64;
-        for (variant, key, found) in &tombstones {
+        // Those still held by a list (kept as they are when their entries
+        // are merged), and the variants where one counted (its entry is
+        // rewritten: it counts from now on, whatever a list holds later).
+        let mut still_held: Map<String, Tombstones> = Map::default();
+        let mut counted: Vec<&String> = Vec::new();
+        for (variant, key, found, held) in &tombstones {
             let known = self.tombstones.entry(variant.clone()).or_default();
-            for (id, at) in found {
+            let holds = |id: &Vec<u8>| listed.get(variant).is_some_and(|ids| ids.contains(id));
+            let (kept, unheld): (Vec<_>, Vec<_>) = held.iter().partition(|(id, _)| holds(id));
+            if !unheld.is_empty() {
+                counted.push(variant);
+            }
+            let still = still_held.entry(variant.clone()).or_default();
+            for (id, at) in kept {
+                let time = still.entry(id.clone()).or_insert(*at);
+                *time = time.max(*at);
+            }
+            for (id, at) in found.iter().chain(unheld) {
                 match known.get_mut(id) {
                     Some(stored) => *stored = stored.max(*at),
                     None => {
@@ -1171,24 +1216,6 @@ impl Cache {
                 self.urls.insert(segment.url.clone(), key.clone());
             }
             self.segments.insert(key, segment);
-        }
-        // Of the records of one list (several tabs wrote it, or a write's
-        // delete of the one it replaced failed), the newest is the list; the
-        // others are deleted (no tab rewrites a record: none is newer).
-        let mut stale = stale;
-        // (A few lists: a vector, in the order read, the least recently used
-        // first.)
-        let mut records: Vec<ListRecord> = Vec::new();
-        for record in lists {
-            let order = |record: &ListRecord| (record.fetched_at, record.seq);
-            let same = |kept: &&mut ListRecord| {
-                kept.variant == record.variant && kept.endpoint == record.endpoint
-            };
-            match records.iter_mut().find(same) {
-                Some(kept) if order(kept) >= order(&record) => stale.push(record.key),
-                Some(kept) => stale.push(std::mem::replace(kept, record).key),
-                None => records.push(record),
-            }
         }
         for record in records {
             latest = latest.max(record.fetched_at);
@@ -1246,10 +1273,12 @@ impl Cache {
                     dead.insert(id.clone(), *at);
                 }
             }
-            if read.clone().count() < 2 && !legacy && dead.len() == known.len() {
+            let rewrite = read.clone().count() > 1 || legacy || counted.contains(&variant);
+            if !rewrite && dead.len() == known.len() {
                 continue;
             }
-            self.plan_tombstones(&mut change, variant, dead, None);
+            let held = still_held.remove(variant).unwrap_or_default();
+            self.plan_tombstones(&mut change, variant, (dead, held), None);
             change.deletes.extend(read.map(|(_, key)| (*key).clone()));
         }
         (errors, change)
@@ -1503,12 +1532,19 @@ impl Cache {
         // Deleted now: after every response received so far (a response
         // received before and recorded later does not bring one back).
         let at = self.stamp(now);
-        let dead: Tombstones = gone
-            .iter()
-            .filter(|id| !elsewhere.contains(id.as_ref()))
-            .map(|id| (id.to_vec(), at))
-            .collect();
-        self.plan_tombstones(&mut changes, &key.0, dead, Some(at));
+        // One another list holds is deleted only if, at a load, no list
+        // holds it (that list's tab, or another, may have refreshed it
+        // meanwhile without seeing this deletion).
+        let (mut dead, mut held) = (Tombstones::default(), Tombstones::default());
+        for id in &gone {
+            let into = if elsewhere.contains(id.as_ref()) {
+                &mut held
+            } else {
+                &mut dead
+            };
+            into.insert(id.to_vec(), at);
+        }
+        self.plan_tombstones(&mut changes, &key.0, (dead, held), Some(at));
         // (Its envelope stays: the delta's pages answered other queries.)
         let form = self.lists.get(&key).map(|list| list.form.clone());
         self.plan_list(
@@ -1951,45 +1987,60 @@ fn entries(text: &str, ranges: Vec<std::ops::Range<usize>>) -> Vec<Swept> {
 /// An entry of deleted documents: their ids (as text) and, for a refresh's,
 /// the time of the deletion (`at`; each id then has `null`, which an
 /// earlier version reads too), or each its own time (a merge of entries).
-fn write_tombstones(seq: u64, at: Option<f64>, tombstones: &Tombstones) -> String {
-    let mut deleted = Writer::new();
-    let mut time = String::new();
-    for (id, when) in tombstones {
-        let id = String::from_utf8_lossy(id);
-        if at.is_some() {
-            deleted.optional(&id, None);
-        } else {
-            time.clear();
-            crate::num::write_f64(&mut time, *when);
-            deleted.raw(&id, &time);
+fn write_tombstones(
+    seq: u64,
+    at: Option<f64>,
+    tombstones: &Tombstones,
+    held: &Tombstones,
+) -> String {
+    let ids = |tombstones: &Tombstones| {
+        let mut ids = Writer::new();
+        let mut time = String::new();
+        for (id, when) in tombstones {
+            let id = String::from_utf8_lossy(id);
+            if at.is_some() {
+                ids.optional(&id, None);
+            } else {
+                time.clear();
+                crate::num::write_f64(&mut time, *when);
+                ids.raw(&id, &time);
+            }
         }
-    }
+        ids.finish()
+    };
     let mut record = Writer::new();
     record.number("v", SCHEMA as f64).number("seq", seq as f64);
     if let Some(at) = at {
         record.number("at", at);
     }
-    record.raw("deleted", &deleted.finish());
+    record.raw("deleted", &ids(tombstones));
+    if !held.is_empty() {
+        record.raw("held", &ids(held));
+    }
     record.finish()
 }
 
 /// Reads an entry of deleted documents: its number, and each id with the
 /// time of its deletion (infinity in an entry of an earlier version, whose
 /// values are the hex order keys of revisions, or `null`).
-fn read_tombstones(key: &str, text: &str) -> Result<(u64, Tombstones)> {
+fn read_tombstones(key: &str, text: &str) -> Result<(u64, Tombstones, Tombstones)> {
     let value = record(key, text)?;
     let entries = value
         .object("deleted")
         .ok_or_else(|| corrupt(key, "no deleted ids", text))?;
     let at = value.number("at").unwrap_or(f64::INFINITY);
-    let mut tombstones = Tombstones::default();
-    for (id, when) in entries {
-        let when = match when.as_bytes().first() {
-            Some(b'-' | b'0'..=b'9') => crate::num::parse_f64(when),
-            _ => at,
-        };
-        tombstones.insert(id.into_bytes(), when);
-    }
+    let read = |entries: Vec<(String, &str)>| {
+        let mut tombstones = Tombstones::default();
+        for (id, when) in entries {
+            let when = match when.as_bytes().first() {
+                Some(b'-' | b'0'..=b'9') => crate::num::parse_f64(when),
+                _ => at,
+            };
+            tombstones.insert(id.into_bytes(), when);
+        }
+        tombstones
+    };
     let seq = value.number("seq").map_or(0, u64_from_f64);
-    Ok((seq, tombstones))
+    let held = value.object("held").map(read).unwrap_or_default();
+    Ok((seq, read(entries), held))
 }
