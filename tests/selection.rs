@@ -160,6 +160,28 @@ fn error_messages_say_what_and_where() {
     assert!(message.contains("'é'"), "{message}");
     let message = Selection::parse("a,\u{7}").unwrap_err().to_string();
     assert!(message.contains("U+0007"), "{message}");
+    // After a `)` or a top-level `*`, no `/` or `(` can follow: the message
+    // does not offer them.
+    for (input, expected) in [
+        ("a(b)/c", "expected ',' or end of selection at 4, found '/'"),
+        ("x(a(b)c)", "expected ',' or ')' at 6, found name 'c'"),
+        (
+            "*a",
+            "expected ',' or end of selection at 1, found name 'a'",
+        ),
+        ("*)", "expected ',' or end of selection at 1, found ')'"),
+        (
+            "a(b) c",
+            "expected ',' or end of selection at 5, found name 'c'",
+        ),
+        (
+            "a(b c)",
+            "expected '/', '(', ',' or ')' at 4, found name 'c'",
+        ),
+    ] {
+        let message = Selection::parse(input).unwrap_err().to_string();
+        assert!(message.ends_with(expected), "{input:?}: {message}");
+    }
 }
 
 #[test]

@@ -37,15 +37,22 @@ fn error(expected: impl Into<String>, found: &Token<'_>, position: usize) -> Err
 }
 
 /// What may follow an item; `closer` is `')'` inside parentheses and
-/// `end of selection` at the top.
-fn after_item_expectation(closer: &str) -> String {
-    format!("'/', '(', ',' or {closer}")
+/// `end of selection` at the top; `open`: the item ended with a name, which
+/// `/` or `(` may continue (not after its `)`, or a top-level `*`).
+fn after_item_expectation(closer: &str, open: bool) -> String {
+    match open {
+        true => format!("'/', '(', ',' or {closer}"),
+        false => format!("',' or {closer}"),
+    }
 }
 
 const NAME: &str = "a name ([A-Za-z0-9_-]+ or '*')";
 
 struct Parser<'a> {
     lexer: Lexer<'a>,
+    /// Whether the last item read ended with a name (see
+    /// [`after_item_expectation`]).
+    open: bool,
 }
 
 impl<'a> Parser<'a> {
@@ -78,7 +85,10 @@ impl<'a> Parser<'a> {
             match token {
                 Token::Comma => self.lexer.bump(),
                 Token::Close => return Ok(Node::of(items)),
-                other => return Err(error(after_item_expectation("')'"), &other, position)),
+                other => {
+                    let expected = after_item_expectation("')'", self.open);
+                    return Err(error(expected, &other, position));
+                }
             }
         }
     }
@@ -107,9 +117,13 @@ impl<'a> Parser<'a> {
                     let sub = self.nested(level)?;
                     // `nested` stops only on ')'.
                     self.lexer.bump();
+                    self.open = false;
                     return Ok(chain(path, sub));
                 }
-                _ => return Ok(chain(path, Node::default())),
+                _ => {
+                    self.open = true;
+                    return Ok(chain(path, Node::default()));
+                }
             }
         }
     }
@@ -127,6 +141,7 @@ impl<'a> Parser<'a> {
                     self.lexer.bump();
                     all = true;
                     let (next, at) = self.lexer.peek();
+                    self.open = false;
                     if matches!(next, Token::Slash | Token::Open) {
                         return Err(error(
                             "',' or end of selection after a top-level '*' (it selects the whole document)",
@@ -154,7 +169,7 @@ impl<'a> Parser<'a> {
                 Token::End => break,
                 other => {
                     return Err(error(
-                        after_item_expectation("end of selection"),
+                        after_item_expectation("end of selection", self.open),
                         &other,
                         position,
                     ))
@@ -199,6 +214,7 @@ fn chain(mut path: Vec<String>, leaf: Node) -> (String, Node) {
 pub(crate) fn parse(text: &str) -> Result<Selection> {
     let mut parser = Parser {
         lexer: Lexer::new(text),
+        open: true,
     };
     parser.top()
 }
