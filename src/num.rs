@@ -47,7 +47,8 @@ pub(crate) fn write_f64(out: &mut String, value: f64) {
     }
     let magnitude = value.abs();
     if value.is_infinite() {
-        out.push_str("inf");
+        // As JavaScript writes it (messages name numbers a caller passed).
+        out.push_str("Infinity");
     } else if magnitude.fract() == 0.0 && magnitude < EXACT {
         // A whole number below 2^53 (a time, a count): its digits are its
         // integer's, written here (no call out, as most numbers are these).

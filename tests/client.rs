@@ -1164,10 +1164,12 @@ fn endpoints_queries_and_signals_are_read() {
         endpoint(&[("alias", text(".."))]).unwrap_err().code(),
         "invalid_argument"
     );
-    assert!(endpoint(&[("x", Arg::Bool(true))])
-        .unwrap_err()
-        .to_string()
-        .starts_with("invalid endpoint an object"));
+    // The message names every form, the typed ones included.
+    let message = endpoint(&[("collections", text("x"))]).unwrap_err().to_string();
+    assert!(message.starts_with("invalid endpoint (an object): "), "{message}");
+    for form in ["\"documents\"", "{ documents: true }", "{ repository: true }", "collection"] {
+        assert!(message.contains(form), "{message}");
+    }
     let raw = |value: Arg| {
         options::endpoint(&move |path: &[&str]| match path {
             [] => value.clone(),

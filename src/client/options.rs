@@ -256,7 +256,7 @@ pub fn endpoint(get: Props<'_>) -> Result<Endpoint> {
         return Ok(Endpoint::Repository);
     }
     Err(Error::invalid_argument(format!(
-        "invalid endpoint {}: expected a string such as \"documents\", or {{ document | collection | alias | asset: id }}",
+        "invalid endpoint ({}): expected a path such as \"documents\" or \"collections/posts\", {{ documents: true }}, {{ repository: true }}, or {{ document | collection | alias | asset: id }}",
         describe(&get(&[]))
     )))
 }

@@ -64,7 +64,8 @@ export function wasmMemoryBytes(): number;
  * - `decode`: a 2xx body is not the JSON expected, or a stored cache entry is
  *   corrupt (with `excerpt`);
  * - `storage`: the offline cache's storage failed (reported to
- *   `onCacheError`, never thrown by a request);
+ *   `onCacheError`, never thrown by a request; `prefetch` and `refresh`
+ *   reject with it when the list could not be recorded whole);
  * - `not_cached`: the cache cannot answer (offline, or `cache-only`);
  * - `not_initialized`: a synchronous call before the module is ready.
  */
@@ -537,7 +538,8 @@ export interface CacheStorage {
  *   service cannot be reached).
  * - `stale-while-revalidate`: answer from the cache when it can, and refresh
  *   it from the service in the background.
- * - `cache-only`: never ask the service.
+ * - `cache-only`: answer from the cache alone, never asking the service
+ *   (`prefetch` and `refresh`, which exist to ask it, still do).
  */
 export type CachePolicy = "network-first" | "cache-first" | "stale-while-revalidate" | "cache-only";
 

@@ -218,6 +218,27 @@ test("a filter field's error speaks of filters", () => {
   );
 });
 
+test("messages write numbers as JavaScript does, and a bad endpoint's names every form", () => {
+  const base = { baseUrl: "https://cms.example.com", repository: "demo", apiKey: "k" };
+  const message = (call) => {
+    try {
+      call();
+    } catch (error) {
+      assert.equal(error.code, "invalid_argument");
+      return error.message;
+    }
+    assert.fail("no error");
+  };
+  assert.match(message(() => new sdk.Client({ ...base, timeoutMs: Infinity })), /\bInfinity\b/);
+  const filter = message(() => new sdk.Query().filter({ field: "fields.n", op: "equal", value: -Infinity }));
+  assert.match(filter, /-Infinity\b/);
+  assert.doesNotMatch(filter, /\binf\b/);
+  const endpoint = message(() => new sdk.Client(base).url({ collections: "x" }));
+  for (const form of ['"documents"', "{ documents: true }", "{ repository: true }", "{ document | collection | alias | asset: id }"]) {
+    assert.ok(endpoint.includes(form), endpoint);
+  }
+});
+
 test("an offline list answer keeps the envelope's other keys in the service's order", async () => {
   const storage = memoryStorage();
   const online = serverClient({ cache: { storage } });
