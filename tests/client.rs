@@ -1165,9 +1165,19 @@ fn endpoints_queries_and_signals_are_read() {
         "invalid_argument"
     );
     // The message names every form, the typed ones included.
-    let message = endpoint(&[("collections", text("x"))]).unwrap_err().to_string();
-    assert!(message.starts_with("invalid endpoint (an object): "), "{message}");
-    for form in ["\"documents\"", "{ documents: true }", "{ repository: true }", "collection"] {
+    let message = endpoint(&[("collections", text("x"))])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        message.starts_with("invalid endpoint (an object): "),
+        "{message}"
+    );
+    for form in [
+        "\"documents\"",
+        "{ documents: true }",
+        "{ repository: true }",
+        "collection",
+    ] {
         assert!(message.contains(form), "{message}");
     }
     let raw = |value: Arg| {

@@ -1967,6 +1967,13 @@ pub fn sweep_entries(text: &str) -> Result<Vec<Swept>> {
     }
 }
 
+/// The `meta.id` of the document at `range` of `text`, as the store reads it.
+pub(crate) fn document_id(text: &str, range: std::ops::Range<usize>) -> Option<Vec<u8>> {
+    let bytes = text.as_bytes();
+    let found = probe(bytes, range, &["id"], &[]).ok()?;
+    id_at(bytes, found.meta(0)?, &mut Vec::new()).ok()?
+}
+
 /// The id and revision order key of each document of `text` at `ranges`.
 fn entries(text: &str, ranges: Vec<std::ops::Range<usize>>) -> Vec<Swept> {
     let bytes = text.as_bytes();

@@ -43,10 +43,13 @@ use std::rc::Rc;
 use super::options::{ListArgs, ListCall};
 use super::request::{Request, Response, Source};
 use crate::cache::{page_ids, Cache, Change};
-use crate::engine::list::{frame_valid, Shape};
+use crate::engine::list::{frame_valid, Entry, Shape};
 use crate::error::{Error, Result};
+use crate::hash::Set;
 use crate::http::response::{list_facts, next_offset, Expect, Facts};
 use crate::http::ClientConfig;
+use crate::json;
+use std::ops::Range;
 
 /// How to fetch a page.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -150,10 +153,9 @@ pub trait Paging {
 enum Gathered {
     /// `pages`: nothing, each page is the answer.
     Nothing,
-    /// `all`: the documents' text, where they came from.
+    /// `all`: the pages' documents and envelope, where they came from.
     List {
-        data: Vec<u8>,
-        count: usize,
+        list: Box<Collected>,
         source: Source,
         stale: bool,
         cached_at: Option<f64>,
@@ -170,6 +172,161 @@ enum Gathered {
         refused: Option<Error>,
         template: Option<crate::store::Template>,
     },
+}
+
+/// `all`'s list so far: its pages' documents (their text, joined), the
+/// first page's envelope, and the linked documents of every page.
+#[derive(Debug, Clone, PartialEq, Default)]
+struct Collected {
+    data: Vec<u8>,
+    count: usize,
+    /// The first page's entries in order, as a [`crate::store::Template`]
+    /// with `includes` as the marker 2 (written anew).
+    head: Option<Vec<u8>>,
+    /// `includes`, by content type (its name, its key as first written) in
+    /// the order met: the documents joined, each once (by `meta.id`).
+    includes: Vec<(Vec<u8>, Vec<u8>, Vec<u8>)>,
+    /// The content type and id of each linked document taken.
+    seen: Set<Vec<u8>>,
+}
+
+impl Collected {
+    /// Takes in a page: its documents, the envelope of the first, and the
+    /// linked documents not taken yet.
+    fn add(&mut self, text: &str, documents: &[Range<usize>], entries: &[Entry]) {
+        for range in documents {
+            if self.count > 0 {
+                self.data.push(b',');
+            }
+            self.data
+                .extend_from_slice(text.get(range.clone()).unwrap_or("null").as_bytes());
+            self.count += 1;
+        }
+        let bytes = text.as_bytes();
+        if self.head.is_none() {
+            let mut head = Vec::new();
+            for entry in entries {
+                head.push(if head.is_empty() { b'{' } else { b',' });
+                head.extend_from_slice(bytes.get(entry.key.clone()).unwrap_or_default());
+                head.push(b':');
+                match entry.name.as_slice() {
+                    b"data" => head.push(0),
+                    b"meta" => head.push(1),
+                    b"includes" => head.push(2),
+                    _ => head.extend_from_slice(bytes.get(entry.value.clone()).unwrap_or_default()),
+                }
+            }
+            head.push(b'}');
+            self.head = Some(head);
+        }
+        let includes = entries.iter().find(|entry| entry.name == b"includes");
+        if let Some(value) = includes.and_then(|entry| text.get(entry.value.clone())) {
+            self.add_includes(value);
+        }
+    }
+
+    /// Takes in a page's `includes` object: of each content type (its
+    /// last entry, as `JSON.parse` reads it), the documents not taken yet.
+    fn add_includes(&mut self, object: &str) {
+        let bytes = object.as_bytes();
+        // (name, key as written, value)
+        let mut types: Vec<(Vec<u8>, Range<usize>, Range<usize>)> = Vec::new();
+        let read = crate::engine::list::entries(bytes, 0, |name, key, value| {
+            let end = json::value_end_as(bytes, value, None)?;
+            match types.iter_mut().find(|(known, ..)| known == name) {
+                Some(found) => found.2 = value..end,
+                None => types.push((name.to_vec(), key, value..end)),
+            }
+            Ok(end)
+        });
+        if read.is_err() {
+            return;
+        }
+        for (name, key, value) in types {
+            let array = object.get(value).unwrap_or_default();
+            let Ok(Shape::Array(documents)) = frame_valid(array) else {
+                continue;
+            };
+            let at = match self.includes.iter().position(|(known, ..)| *known == name) {
+                Some(at) => at,
+                None => {
+                    let key = bytes.get(key).unwrap_or_default().to_vec();
+                    self.includes.push((name.clone(), key, Vec::new()));
+                    self.includes.len() - 1
+                }
+            };
+            let Some((_, _, joined)) = self.includes.get_mut(at) else {
+                continue;
+            };
+            for range in documents {
+                // Each document once, by content type and id (those
+                // without an id each time).
+                if let Some(id) = crate::cache::document_id(array, range.clone()) {
+                    let mut seen = name.clone();
+                    seen.push(0x1f);
+                    seen.extend_from_slice(&id);
+                    if !self.seen.insert(seen) {
+                        continue;
+                    }
+                }
+                if !joined.is_empty() {
+                    joined.push(b',');
+                }
+                joined.extend_from_slice(array.get(range).unwrap_or("null").as_bytes());
+            }
+        }
+    }
+
+    /// The list's text, with `meta`: the first page's envelope (`meta`
+    /// last when it had none, `includes` last when only later pages had
+    /// some), the documents of every page, and their linked documents.
+    fn body(&self, meta: &str) -> Rc<String> {
+        let mut head = self
+            .head
+            .clone()
+            .unwrap_or_else(|| b"{\"data\":\0}".to_vec());
+        for (marker, name) in [(1, &b"meta"[..]), (2, b"includes")] {
+            if !head.contains(&marker) && (marker == 1 || !self.includes.is_empty()) {
+                head.pop();
+                head.push(b',');
+                head.push(b'"');
+                head.extend_from_slice(name);
+                head.extend_from_slice(b"\":");
+                head.push(marker);
+                head.push(b'}');
+            }
+        }
+        let mut out = Vec::with_capacity(self.data.len() + head.len() + meta.len() + 64);
+        for &byte in &head {
+            match byte {
+                0 => {
+                    out.push(b'[');
+                    out.extend_from_slice(&self.data);
+                    out.push(b']');
+                }
+                1 => out.extend_from_slice(meta.as_bytes()),
+                2 => {
+                    out.push(b'{');
+                    for (position, (_, key, joined)) in self.includes.iter().enumerate() {
+                        if position > 0 {
+                            out.push(b',');
+                        }
+                        out.extend_from_slice(key);
+                        out.extend_from_slice(b":[");
+                        out.extend_from_slice(joined);
+                        out.push(b']');
+                    }
+                    out.push(b'}');
+                }
+                _ => out.push(byte),
+            }
+        }
+        // Slices of text and ASCII, so UTF-8: no pass that replaces.
+        Rc::new(
+            String::from_utf8(out)
+                .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned()),
+        )
+    }
 }
 
 /// The state of one paging through a list.
@@ -195,8 +352,7 @@ impl Pager {
         let start = args.query.get_offset().unwrap_or(0);
         let gathered = match call {
             ListCall::All => Gathered::List {
-                data: b"{\"data\":[".to_vec(),
-                count: 0,
+                list: Box::default(),
                 source: Source::Network,
                 stale: false,
                 cached_at: None,
@@ -243,8 +399,7 @@ impl Pager {
         match &mut self.gathered {
             Gathered::Nothing => None,
             Gathered::List {
-                data,
-                count,
+                list,
                 source,
                 stale,
                 cached_at,
@@ -255,14 +410,8 @@ impl Pager {
                     *cached_at = page.cached_at;
                 }
                 *stale |= page.stale;
-                if let Some(Shape::Envelope { documents, .. }) = shape {
-                    for range in documents {
-                        if *count > 0 {
-                            data.push(b',');
-                        }
-                        data.extend_from_slice(page.body.get(range).unwrap_or("null").as_bytes());
-                        *count += 1;
-                    }
+                if let Some(Shape::Envelope { documents, entries }) = shape {
+                    list.add(&page.body, &documents, &entries);
                 }
                 None
             }
@@ -362,25 +511,23 @@ impl Paging for Pager {
         Ok(match &mut self.gathered {
             Gathered::Nothing => Step::Done(Done::Pages),
             Gathered::List {
-                data,
-                count,
+                list,
                 source,
                 stale,
                 cached_at,
             } => {
-                // Slices of text and ASCII, so UTF-8: no pass that replaces.
-                let mut body = String::from_utf8(data.clone())
-                    .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned());
-                let total = self.start.saturating_add(*count as u64);
-                body.push_str(&format!(
-                    r#"],"meta":{{"count":{count},"limit":{count},"offset":{},"total":{total}}}}}"#,
+                let count = list.count;
+                let total = self.start.saturating_add(count as u64);
+                let meta = format!(
+                    r#"{{"count":{count},"limit":{count},"offset":{},"total":{total}}}"#,
                     self.start,
-                ));
+                );
+                let body = list.body(&meta);
                 // Its facts: the documents, and `meta.total` (the offset is
                 // the total less the count).
-                let (count, total) = (*count, Some(total));
+                let total = Some(total);
                 Step::Done(Done::List(Response {
-                    body: Rc::new(body),
+                    body,
                     facts: Facts { count, total },
                     ids: None,
                     unrecorded: None,
@@ -437,5 +584,47 @@ impl Paging for Pager {
         let first_at = self.first_at.unwrap_or_default();
         let (endpoint, query) = (&self.args.endpoint, &self.args.query);
         cache.plan_complete(endpoint, query, ids, first_at, template)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Collected;
+    use crate::engine::list::{frame_valid, Shape};
+
+    fn add(list: &mut Collected, text: &str) {
+        let Ok(Shape::Envelope { documents, entries }) = frame_valid(text) else {
+            panic!("not a list: {text}");
+        };
+        list.add(text, &documents, &entries);
+    }
+
+    /// `all`'s list: the first page's envelope (its other keys as written,
+    /// `meta` last when it had none), every page's documents, and their
+    /// linked documents by content type (named alike however escaped; of a
+    /// repeated key, the last, as `JSON.parse` reads it), each once by id.
+    #[test]
+    fn all_keeps_the_first_envelope_and_merges_the_linked_documents() {
+        let mut list = Collected::default();
+        add(
+            &mut list,
+            r#"{"status":"ok","data":[{"meta":{"id":"1"}}],"includes":{"a":[{"meta":{"id":"x"}},{"fields":{}}],"b":[{"meta":{"id":"y"}}],"b":[{"meta":{"id":"z"}}]}}"#,
+        );
+        add(
+            &mut list,
+            r#"{"data":[{"meta":{"id":"2"}}],"status":"later","includes":{"\u0061":[{"meta":{"id":"x"}},{"meta":{"id":"w"}},{"fields":{}}],"c":[]}}"#,
+        );
+        assert_eq!(
+            list.body(r#"{"count":2}"#).as_str(),
+            r#"{"status":"ok","data":[{"meta":{"id":"1"}},{"meta":{"id":"2"}}],"includes":{"a":[{"meta":{"id":"x"}},{"fields":{}},{"meta":{"id":"w"}},{"fields":{}}],"b":[{"meta":{"id":"z"}}],"c":[]},"meta":{"count":2}}"#
+        );
+        // Linked documents only in a later page: `includes` after the rest.
+        let mut list = Collected::default();
+        add(&mut list, r#"{"meta":{},"data":[]}"#);
+        add(&mut list, r#"{"data":[],"includes":{"a":[]}}"#);
+        assert_eq!(
+            list.body("{}").as_str(),
+            r#"{"meta":{},"data":[],"includes":{"a":[]}}"#
+        );
     }
 }

@@ -803,7 +803,9 @@ export class Client {
    * `meta.limit`) is the number of documents gathered, `meta.offset` the
    * query's, and `meta.total` where the list ended as read (`offset +
    * count`: the list's length, even when the service's `meta.total` said
-   * more and its pages ended sooner). Rejects with
+   * more and its pages ended sooner). The first page's other keys are
+   * kept, in its order, and the `includes` of every page are merged (each
+   * linked document once, by content type and `meta.id`). Rejects with
    * `invalid_argument` when the list has more than `maxPages` pages.
    */
   all<F = Record<string, unknown>>(

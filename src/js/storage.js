@@ -271,13 +271,19 @@ export function iteration(value) {
 /**
  * `all`'s answer from its pages, each the objects the cache made of it or
  * the text the service sent: `{ data, meta }` with the `count` documents
- * from `offset`; undefined unless the pages hold `count` documents.
+ * from `offset`; undefined unless the pages hold `count` documents and
+ * nothing but `data` and `meta`, in that order.
  */
 export function gather(parts, count, offset) {
   const data = [];
   for (const part of parts) {
-    const page = typeof part === "string" ? JSON.parse(part).data : part.data;
+    const envelope = typeof part === "string" ? JSON.parse(part) : part;
+    const page = envelope?.data;
     if (!Array.isArray(page)) return undefined;
+    // Other keys (`includes`, ...) or another order: the module's text,
+    // which merges them, is the answer.
+    const keys = Object.keys(envelope);
+    if (keys[0] !== "data" || keys.length > 2 || (keys.length === 2 && keys[1] !== "meta")) return undefined;
     for (let i = 0; i < page.length; i++) data.push(page[i]);
   }
   return data.length === count ? { data, meta: { count, limit: count, offset, total: offset + count } } : undefined;

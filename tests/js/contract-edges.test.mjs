@@ -239,6 +239,32 @@ test("messages write numbers as JavaScript does, and a bad endpoint's names ever
   }
 });
 
+test("all() keeps the first page's envelope and every page's linked documents, each once", async () => {
+  const client = serverClient();
+  const query = new sdk.Query().limit(50).includes(1);
+  const pages = [];
+  for await (const page of client.pages("collections/articles", query)) pages.push(page);
+  assert.ok(pages.length > 1 && pages.every((page) => page.includes?.author?.length > 0), "pages with linked authors");
+  const expected = {};
+  for (const page of pages) {
+    for (const [type, documents] of Object.entries(page.includes)) {
+      expected[type] ??= [];
+      for (const document of documents) {
+        if (!expected[type].some((kept) => kept.meta.id === document.meta.id)) expected[type].push(document);
+      }
+    }
+  }
+  const all = await client.all("collections/articles", query);
+  assert.deepEqual(Object.keys(all), Object.keys(pages[0]));
+  assert.equal(all.status, "ok");
+  assert.deepEqual(all.data, pages.flatMap((page) => page.data));
+  assert.deepEqual(all.includes, expected);
+  // The authors of the whole list, as one request of it gives them.
+  const whole = await client.collection("articles", new sdk.Query().limit(1000).includes(1));
+  const ids = (list) => list.includes.author.map((author) => author.meta.id).sort();
+  assert.deepEqual(ids(all), ids(whole));
+});
+
 test("an offline list answer keeps the envelope's other keys in the service's order", async () => {
   const storage = memoryStorage();
   const online = serverClient({ cache: { storage } });
