@@ -1167,7 +1167,8 @@ impl Cache {
         // Those still held by a list (kept as they are when their entries
         // are merged), and the variants where one counted (its entry is
         // rewritten: it counts from now on, whatever a list holds later).
-        let mut still_held: Map<String, Tombstones> = Map::default();
+        // (A few variants: a vector.)
+        let mut still_held: Vec<(&String, Tombstones)> = Vec::new();
         let mut counted: Vec<&String> = Vec::new();
         for (variant, key, found, held) in &tombstones {
             let known = self.tombstones.entry(variant.clone()).or_default();
@@ -1176,10 +1177,14 @@ impl Cache {
             if !unheld.is_empty() {
                 counted.push(variant);
             }
-            let still = still_held.entry(variant.clone()).or_default();
-            for (id, at) in kept {
-                let time = still.entry(id.clone()).or_insert(*at);
-                *time = time.max(*at);
+            if !kept.is_empty() && !still_held.iter().any(|(of, _)| *of == variant) {
+                still_held.push((variant, Tombstones::default()));
+            }
+            if let Some((_, still)) = still_held.iter_mut().find(|(of, _)| *of == variant) {
+                for (id, at) in kept {
+                    let time = still.get(id).map_or(*at, |known| known.max(*at));
+                    still.insert(id.clone(), time);
+                }
             }
             for (id, at) in found.iter().chain(unheld) {
                 match known.get_mut(id) {
@@ -1277,7 +1282,10 @@ impl Cache {
             if !rewrite && dead.len() == known.len() {
                 continue;
             }
-            let held = still_held.remove(variant).unwrap_or_default();
+            let held = still_held.iter_mut().find(|(of, _)| *of == variant);
+            let held = held
+                .map(|(_, held)| std::mem::take(held))
+                .unwrap_or_default();
             self.plan_tombstones(&mut change, variant, (dead, held), None);
             change.deletes.extend(read.map(|(_, key)| (*key).clone()));
         }

@@ -45,7 +45,7 @@ use super::request::{Request, Response, Source};
 use crate::cache::{page_ids, Cache, Change};
 use crate::engine::list::{frame_valid, Entry, Shape};
 use crate::error::{Error, Result};
-use crate::hash::Set;
+use crate::hash::Map;
 use crate::http::response::{list_facts, next_offset, Expect, Facts};
 use crate::http::ClientConfig;
 use crate::json;
@@ -186,8 +186,9 @@ struct Collected {
     /// `includes`, by content type (its name, its key as first written) in
     /// the order met: the documents joined, each once (by `meta.id`).
     includes: Vec<(Vec<u8>, Vec<u8>, Vec<u8>)>,
-    /// The content type and id of each linked document taken.
-    seen: Set<Vec<u8>>,
+    /// The content type and id of each linked document taken (a map type
+    /// the module has already).
+    seen: Map<Vec<u8>, usize>,
 }
 
 impl Collected {
@@ -265,7 +266,7 @@ impl Collected {
                     let mut seen = name.clone();
                     seen.push(0x1f);
                     seen.extend_from_slice(&id);
-                    if !self.seen.insert(seen) {
+                    if self.seen.insert(seen, 0).is_some() {
                         continue;
                     }
                 }
