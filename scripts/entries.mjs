@@ -19,6 +19,7 @@
 // the SDK's API by hand.
 import { readFileSync, writeFileSync, readdirSync, rmSync } from "node:fs";
 import { join, dirname } from "node:path";
+import { createHash } from "node:crypto";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -134,11 +135,15 @@ if (!Object.values(signatures).some((signature) => signature.promise)) {
 // that src/js/client.js performs), not the package's: guarded, not exported.
 const names = exportsInOrder.filter((name) => !name.startsWith("_")).sort();
 const template = readFileSync(join(root, "src/js/entry.js"), "utf8");
+// The module's own name in a service worker's Cache Storage (a digest of
+// this build's .wasm: a new build never loads an older module).
+const build = createHash("sha256").update(readFileSync(join(dir, "content_repo_bg.wasm"))).digest("hex").slice(0, 16);
 const filled = template
   .replaceAll("__SNIPPET__", snippet)
   .replace("__SIGNATURES__", () => JSON.stringify(signatures, null, 2))
-  .replace("__EXPORTS__", () => `export const { ${names.join(", ")} } = api;`);
-for (const placeholder of ["__SNIPPET__", "__SIGNATURES__", "__EXPORTS__"]) {
+  .replace("__EXPORTS__", () => `export const { ${names.join(", ")} } = api;`)
+  .replace("__WASM_BUILD__", build);
+for (const placeholder of ["__SNIPPET__", "__SIGNATURES__", "__EXPORTS__", "__WASM_BUILD__"]) {
   if (filled.includes(placeholder)) throw new Error(`src/js/entry.js: ${placeholder} left unfilled`);
 }
 writeFileSync(join(dir, "api.js"), filled);

@@ -76,7 +76,7 @@ export function init(input) {
     );
   }
   failure = undefined;
-  attempt = load({ module_or_path: input }).then(
+  attempt = load({ module_or_path: keptInWorker(input) }).then(
     () => {
       isReady = true;
       resolveReady();
@@ -87,6 +87,40 @@ export function init(input) {
     },
   );
   return attempt;
+}
+
+// This build's module, by name (scripts/entries.mjs fills it in).
+const BUILD = "__WASM_BUILD__";
+
+/**
+ * In a service worker, the module fetched by URL is kept in Cache Storage
+ * (cache `content-repo`, under its URL and this build's name; other builds'
+ * entries go), and a worker started offline loads it from there. Elsewhere,
+ * or for any other input, `input` itself.
+ */
+function keptInWorker(input) {
+  const worker = typeof ServiceWorkerGlobalScope === "function" && globalThis instanceof ServiceWorkerGlobalScope;
+  if (!worker || typeof caches !== "object" || !(input instanceof URL || typeof input === "string")) return input;
+  const url = new URL(input, globalThis.location.href);
+  const key = new URL(url);
+  key.searchParams.set("content-repo", BUILD);
+  return (async () => {
+    const cache = await caches.open("content-repo").catch(() => undefined);
+    try {
+      const response = await fetch(url);
+      if (response.ok && cache) {
+        await cache.put(key, response.clone()).catch(() => {});
+        for (const old of await cache.keys().catch(() => [])) {
+          if (old.url !== key.href) cache.delete(old).catch(() => {});
+        }
+      }
+      return response;
+    } catch (error) {
+      const kept = await cache?.match(key).catch(() => undefined);
+      if (kept) return kept;
+      throw error;
+    }
+  })();
 }
 
 /**

@@ -104,10 +104,12 @@ const TYPES = {
   ".css": "text/css",
 };
 
-/** A static server of `dir` on 127.0.0.1 and an ephemeral port. */
+/** A static server of `dir` on 127.0.0.1 and an ephemeral port; `offline = true` drops every request for a `.wasm`. */
 async function serve(dir) {
+  const site = { offline: false };
   const server = createServer(async (req, res) => {
     let path = normalize(decodeURIComponent(new URL(req.url, "http://x").pathname));
+    if (site.offline && path.endsWith(".wasm")) return req.socket.destroy();
     if (path.includes("..")) {
       res.writeHead(400);
       return res.end();
@@ -123,14 +125,18 @@ async function serve(dir) {
     }
   });
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
+  return Object.assign(site, {
     url: `http://127.0.0.1:${server.address().port}`,
     close: () => new Promise((resolve) => server.close(resolve)),
-  };
+  });
 }
 
-/** Opens `url` in a fresh browser context and returns the app's `window.__result`, with any error the page logged. */
-async function pageResult(url) {
+/**
+ * Opens `url` in a fresh browser context and returns the app's
+ * `window.__result`, with any error the page logged; `then(page, context)`,
+ * if given, runs before the context closes, and its value is `later`.
+ */
+async function pageResult(url, then) {
   const context = await browser.newContext();
   const problems = [];
   try {
@@ -144,7 +150,8 @@ async function pageResult(url) {
     });
     await page.goto(url);
     await page.waitForFunction(() => window.__result !== undefined, null, { timeout: PAGE_TIMEOUT_MS });
-    return { result: await page.evaluate(() => window.__result), problems };
+    const result = await page.evaluate(() => window.__result);
+    return { result, problems, later: await then?.(page, context) };
   } finally {
     await context.close();
   }
@@ -356,27 +363,44 @@ test(`esbuild ${pinned("esbuild")}: content-repo/slim, content-repo/wasm with --
 
 // ---------------------------------------------------------- service workers
 
-test("a module service worker answers fetch events with the SDK (\".\" entry, no bundler)", async () => {
+/**
+ * The worker stopped and started again while its `.wasm` cannot be fetched
+ * (offline): its answer to the page's next `./sdk-check`.
+ */
+function restartedOffline(site) {
+  return async (page, context) => {
+    site.offline = true;
+    const cdp = await context.newCDPSession(page);
+    await cdp.send("ServiceWorker.enable");
+    await cdp.send("ServiceWorker.stopAllWorkers");
+    await cdp.detach();
+    return page.evaluate(() => fetch("./sdk-check").then((response) => response.json()));
+  };
+}
+
+test("a module service worker answers fetch events with the SDK (\".\" entry, no bundler), after a restart offline too", async () => {
   const site = await serve(project);
   try {
-    const { result, problems } = await pageResult(`${site.url}/apps/sw-module/`);
+    const { result, problems, later } = await pageResult(`${site.url}/apps/sw-module/`, restartedOffline(site));
     assertWorks(result, { where: "module service worker" });
     assert.equal(result.from, "module service worker");
+    assertWorks(later, { where: "module service worker started offline (the module from Cache Storage)" });
     assert.deepEqual(problems, []);
   } finally {
     await site.close();
   }
 });
 
-test("a classic service worker (esbuild IIFE, content-repo/slim + content-repo/wasm) answers fetch events with the SDK", async () => {
+test("a classic service worker (esbuild IIFE, content-repo/slim + content-repo/wasm) answers fetch events with the SDK, after a restart offline too", async () => {
   const app = join(apps, "sw-classic");
   await run(join(tools, ".bin/esbuild"), ["sw.js", "--bundle", "--format=iife", "--loader:.wasm=file", "--outfile=sw.bundle.js"], app);
   assert.equal(wasmFiles(app).length, 1, "one .wasm asset");
   const site = await serve(project);
   try {
-    const { result, problems } = await pageResult(`${site.url}/apps/sw-classic/`);
+    const { result, problems, later } = await pageResult(`${site.url}/apps/sw-classic/`, restartedOffline(site));
     assertWorks(result, { where: "classic service worker" });
     assert.equal(result.from, "classic service worker");
+    assertWorks(later, { where: "classic service worker started offline (the module from Cache Storage)" });
     assert.deepEqual(problems, []);
   } finally {
     await site.close();
