@@ -94,24 +94,34 @@ const BUILD = "__WASM_BUILD__";
 
 /**
  * In a service worker, the module fetched by URL is kept in Cache Storage
- * (cache `content-repo`, under its URL and this build's name; other builds'
- * entries go), and a worker started offline loads it from there. Elsewhere,
- * or for any other input, `input` itself.
+ * (cache `content-repo-module`, under its URL and this build's name; the
+ * entry of another build for the same URL goes, nothing else), and a worker
+ * started offline loads it from there. Elsewhere, or for any other input,
+ * `input` itself.
  */
 function keptInWorker(input) {
   const worker = typeof ServiceWorkerGlobalScope === "function" && globalThis instanceof ServiceWorkerGlobalScope;
   if (!worker || typeof caches !== "object" || !(input instanceof URL || typeof input === "string")) return input;
   const url = new URL(input, globalThis.location.href);
-  const key = new URL(url);
-  key.searchParams.set("content-repo", BUILD);
+  // `href` of `url` with the build named `build` (none: `null`).
+  const named = (url, build) => {
+    const out = new URL(url);
+    out.searchParams.delete("content-repo");
+    if (build !== null) out.searchParams.set("content-repo", build);
+    return out.href;
+  };
+  const key = named(url, BUILD);
   return (async () => {
-    const cache = await caches.open("content-repo").catch(() => undefined);
+    const cache = await caches.open("content-repo-module").catch(() => undefined);
     try {
       const response = await fetch(url);
       if (response.ok && cache) {
         await cache.put(key, response.clone()).catch(() => {});
         for (const old of await cache.keys().catch(() => [])) {
-          if (old.url !== key.href) cache.delete(old).catch(() => {});
+          const build = new URL(old.url).searchParams.get("content-repo");
+          if (build !== null && build !== BUILD && named(old.url, null) === named(url, null)) {
+            cache.delete(old).catch(() => {});
+          }
         }
       }
       return response;

@@ -3,7 +3,7 @@
 // content-repo for browsers, workers and bundlers (the "." entry): the module
 // starts loading at import, without top-level await. Await ready() before the
 // first synchronous call; until then they throw not_initialized.
-import { init, ready as loaded } from "./api.js";
+import { init, ready as loaded, ContentRepoError } from "./api.js";
 export { __NAMES_BUT_READY__ } from "./api.js";
 
 // The loading error, if any, is what ready() rejects with (and what
@@ -30,7 +30,8 @@ function locate() {
     // A bundle format without import.meta (an IIFE, a classic worker):
     // ready() rejects with this, and nothing throws at import.
     return Promise.reject(
-      new Error(
+      new ContentRepoError(
+        "invalid_argument",
         `content-repo cannot locate its .wasm in this bundle format (${error.message}): ` +
           'import from "content-repo/slim" and call init() with the module instead',
       ),

@@ -503,15 +503,12 @@ export type FetchFunction = (url: string, init: FetchInit) => FetchResponse | Pr
 
 /**
  * A storage for the offline cache. Every method may reject (a full disk,
- * say); a failed `write` must change nothing. Each method gets a `signal`
- * as its last argument, aborted when the call does not settle within the
- * client's `timeoutMs`: the cache counts such a call as failed, so a write
- * told so must not commit afterwards (the IndexedDB storage aborts its
- * transaction).
+ * say); a failed `write` must change nothing. A call that does not settle
+ * within the client's `timeoutMs` counts as failed.
  */
 export interface CacheStorage {
   /** Every stored entry, as `[key, text]` pairs. */
-  load(signal?: AbortSignal): Promise<Iterable<readonly [key: string, text: string]>>;
+  load(): Promise<Iterable<readonly [key: string, text: string]>>;
   /**
    * Optional, used instead of `load` when present: hands every stored entry
    * to `onEntry` as it is read (text as a string or UTF-8 bytes), resolving
@@ -519,11 +516,11 @@ export interface CacheStorage {
    * reads the next (the IndexedDB storage does this); a rejection part way
    * loads nothing.
    */
-  loadEach?(onEntry: (key: string, text: string | Uint8Array) => void, signal?: AbortSignal): Promise<void>;
+  loadEach?(onEntry: (key: string, text: string | Uint8Array) => void): Promise<void>;
   /** Writes `puts` and removes `deletes`, all or nothing. */
-  write(puts: Array<[key: string, text: string]>, deletes: string[], signal?: AbortSignal): Promise<void>;
+  write(puts: Array<[key: string, text: string]>, deletes: string[]): Promise<void>;
   /** Removes every entry. */
-  clear(signal?: AbortSignal): Promise<void>;
+  clear(): Promise<void>;
 }
 
 /**

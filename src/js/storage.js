@@ -97,6 +97,7 @@ export class IndexedDbStorage {
   }
   async write(puts, deletes, signal) {
     const tx = await this.transaction("readwrite");
+    if (signal?.aborted) throw new Error("the cache write was aborted");
     const store = tx.objectStore(STORE);
     for (const key of deletes) store.delete(key);
     // Texts are kept as UTF-8 bytes: half the bytes of a string with any
@@ -106,27 +107,34 @@ export class IndexedDbStorage {
   }
   async clear(signal) {
     const tx = await this.transaction("readwrite");
+    if (signal?.aborted) throw new Error("the cache write was aborted");
     tx.objectStore(STORE).clear();
     await settle(tx, signal);
   }
 }
 
+// The storages of this module take a signal as the last argument of each
+// call, which the cache aborts when the call does not settle in time; a
+// storage of the app's own is called as documented, without it.
+const SIGNAL = Symbol("content-repo.signal");
+IndexedDbStorage.prototype[SIGNAL] = true;
+
 /**
  * The end of a write transaction; `signal` (the cache's, aborted when the
- * call takes longer than its `timeoutMs`) aborts it, so that a write
- * reported failed never commits later.
+ * call takes longer than its `timeoutMs`) aborts it, unless it is already
+ * committing: then it settles as committed, which the cache waits for.
  */
 async function settle(tx, signal) {
   const abort = () => {
     try {
       tx.abort();
     } catch {
-      // Already committed or aborted.
+      // Already committing or finished: it settles as it ends.
     }
   };
   const done = new Promise((resolve, reject) => {
     tx.oncomplete = () => resolve();
-    tx.onerror = () => reject(tx.error);
+    tx.onerror = (event) => reject(event?.target?.error ?? tx.error ?? new Error("the cache write failed"));
     tx.onabort = () => reject(tx.error ?? new Error("the cache write was aborted"));
   });
   if (signal) {
@@ -232,21 +240,35 @@ function stringField(value, key) {
  */
 export async function callStorage(storage, method, args, ms) {
   let fn;
+  let told = false;
   try {
     fn = typeof storage === "object" && storage !== null ? Reflect.get(storage, method) : undefined;
+    told = fn !== undefined && Reflect.get(storage, SIGNAL) === true;
   } catch {
     fn = undefined;
   }
   if (typeof fn !== "function") return [3];
-  // The call's last argument is a signal aborted when it does not settle
-  // in time (a write so told does not commit later).
-  const timeout = typeof AbortController === "function" ? new AbortController() : null;
+  // A storage of this module gets a signal as the last argument, aborted
+  // when the call does not settle in time; it then settles as it ends (a
+  // write aborted at once, or one already committing once committed), and
+  // the cache takes that outcome: memory and storage agree.
+  const timeout = told && typeof AbortController === "function" ? new AbortController() : null;
+  let promise;
   try {
-    const [settled, value] = await settleWithin(Reflect.apply(fn, storage, timeout ? [...args, timeout.signal] : args), ms);
-    if (!settled && timeout) timeout.abort();
-    return settled ? [0, value] : [2];
+    promise = Promise.resolve(Reflect.apply(fn, storage, timeout ? [...args, timeout.signal] : args));
+    const [settled, value] = await settleWithin(promise, ms);
+    if (settled || !timeout) return settled ? [0, value] : [2];
   } catch (error) {
     return [1, stringField(error, "message"), stringField(error, "name"), error];
+  }
+  timeout.abort();
+  try {
+    // (A commit under way ends in its own time; bounded all the same.)
+    const [settled, value] = await settleWithin(promise, Math.max(10 * ms, 10_000));
+    return settled ? [0, value] : [2];
+  } catch {
+    // Aborted: nothing was written.
+    return [2];
   }
 }
 

@@ -364,18 +364,45 @@ test(`esbuild ${pinned("esbuild")}: content-repo/slim, content-repo/wasm with --
 // ---------------------------------------------------------- service workers
 
 /**
- * The worker stopped and started again while its `.wasm` cannot be fetched
- * (offline): its answer to the page's next `./sdk-check`.
+ * The worker stopped and started again, online, then while its `.wasm`
+ * cannot be fetched (offline): `{ kept, keys, online, offline }`, the keys
+ * of the cache `content-repo-module` before (the module's own, and three
+ * the page put: the same URL of an older build, another URL's module, an
+ * entry of the app's) and after the online start, and its answers to the
+ * page's next `./sdk-check` each time.
  */
 function restartedOffline(site) {
   return async (page, context) => {
+    const keys = () => page.evaluate(async () => (await (await caches.open("content-repo-module")).keys()).map((request) => request.url).sort());
+    const [own, ...rest] = await keys();
+    assert.deepEqual(rest, [], "one entry: the module's");
+    const older = own.replace(/content-repo=\w+/, "content-repo=0123456789abcdef");
+    const other = own.replace(/\/[^/]*\?/, "/elsewhere.wasm?");
+    const app = new URL("/app-entry", own).href;
+    await page.evaluate(async (urls) => {
+      const cache = await caches.open("content-repo-module");
+      for (const url of urls) await cache.put(url, new Response("not the module"));
+    }, [older, other, app]);
+    const restart = async () => {
+      const cdp = await context.newCDPSession(page);
+      await cdp.send("ServiceWorker.enable");
+      await cdp.send("ServiceWorker.stopAllWorkers");
+      await cdp.detach();
+      return page.evaluate(() => fetch("./sdk-check").then((response) => response.json()));
+    };
+    const online = await restart();
+    const after = await keys();
     site.offline = true;
-    const cdp = await context.newCDPSession(page);
-    await cdp.send("ServiceWorker.enable");
-    await cdp.send("ServiceWorker.stopAllWorkers");
-    await cdp.detach();
-    return page.evaluate(() => fetch("./sdk-check").then((response) => response.json()));
+    const offline = await restart();
+    return { kept: [own, other, app].sort(), keys: after, online, offline };
   };
+}
+
+/** What `restartedOffline` found: both starts answered, and only the older build's entry of the module's URL went. */
+function assertRestarts(later, where) {
+  assertWorks(later.online, { where: `${where} started again` });
+  assertWorks(later.offline, { where: `${where} started offline (the module from Cache Storage)` });
+  assert.deepEqual(later.keys, later.kept, `${where}: Cache Storage`);
 }
 
 test("a module service worker answers fetch events with the SDK (\".\" entry, no bundler), after a restart offline too", async () => {
@@ -384,7 +411,7 @@ test("a module service worker answers fetch events with the SDK (\".\" entry, no
     const { result, problems, later } = await pageResult(`${site.url}/apps/sw-module/`, restartedOffline(site));
     assertWorks(result, { where: "module service worker" });
     assert.equal(result.from, "module service worker");
-    assertWorks(later, { where: "module service worker started offline (the module from Cache Storage)" });
+    assertRestarts(later, "module service worker");
     assert.deepEqual(problems, []);
   } finally {
     await site.close();
@@ -400,7 +427,7 @@ test("a classic service worker (esbuild IIFE, content-repo/slim + content-repo/w
     const { result, problems, later } = await pageResult(`${site.url}/apps/sw-classic/`, restartedOffline(site));
     assertWorks(result, { where: "classic service worker" });
     assert.equal(result.from, "classic service worker");
-    assertWorks(later, { where: "classic service worker started offline (the module from Cache Storage)" });
+    assertRestarts(later, "classic service worker");
     assert.deepEqual(problems, []);
   } finally {
     await site.close();

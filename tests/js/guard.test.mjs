@@ -323,6 +323,19 @@ test("the '.' web entry starts loading at import and reports a module it cannot 
   assert.ok(result.exports.includes("ready") && !result.exports.includes("init") && !result.exports.includes("initSync"));
 });
 
+test("the '.' web entry bundled without import.meta (an IIFE) says to use content-repo/slim, as invalid_argument", async () => {
+  const result = await child(`
+    import { buildSync } from "esbuild";
+    const bundle = buildSync({ entryPoints: ["pkg/web/index.js"], bundle: true, format: "iife", globalName: "sdk", write: false, logLevel: "silent" });
+    const sdk = new Function(bundle.outputFiles[0].text + "; return sdk;")();
+    const error = await sdk.ready().then(() => null, (e) => ({ code: e.code, message: e.message, repo: e instanceof sdk.ContentRepoError }));
+    console.log(JSON.stringify(error));
+  `);
+  assert.equal(result.code, "invalid_argument");
+  assert.equal(result.repo, true);
+  assert.match(result.message, /cannot locate its \.wasm in this bundle format.*content-repo\/slim/);
+});
+
 test("the '.' web entry loads the module again at ready() after a failed load (offline, then online)", async () => {
   const result = await child(`
     import { readFileSync } from "node:fs";

@@ -210,6 +210,69 @@ test("an IndexedDB write that does not settle within timeoutMs is aborted, never
   assert.equal(result.stored, 0);
 });
 
+test("an IndexedDB write already committing when timeoutMs runs out counts as written: memory and IndexedDB agree", { timeout: 60_000 }, async () => {
+  await openClient();
+  const trials = await page.evaluate(async () => {
+    // When the SDK's write has had its last request answered (it is then
+    // committing), the page writes 40 MB to a database of its own, which
+    // the commit waits behind.
+    const appDb = await new Promise((resolve, reject) => {
+      const open = indexedDB.open("app-db", 1);
+      open.onupgradeneeded = () => open.result.createObjectStore("s");
+      open.onsuccess = () => resolve(open.result);
+      open.onerror = () => reject(open.error);
+    });
+    let appMB = 0;
+    const put = IDBObjectStore.prototype.put;
+    IDBObjectStore.prototype.put = function (...args) {
+      const request = put.apply(this, args);
+      if (this.transaction.db.name !== "app-db") {
+        request.addEventListener("success", () => {
+          if (!appMB) return;
+          const busy = appDb.transaction("s", "readwrite");
+          for (let i = 0; i < appMB; i++) busy.objectStore("s").put(new Uint8Array(1 << 20).fill(i + 1), `k${i}`);
+          appMB = 0;
+        });
+      }
+      return request;
+    };
+    const id = "100000000000000001";
+    const doc = { meta: { id, revision: 1, contentType: "authors" }, fields: { name: "x" } };
+    const results = [];
+    try {
+      for (const timeoutMs of [50, 100, 200]) {
+        const repository = `commit-${timeoutMs}-${Math.random()}`;
+        const reports = [];
+        const options = { baseUrl: "http://cms.invalid", repository, apiKey: "k", retries: 0 };
+        const c = new window.sdk.Client({
+          ...options,
+          timeoutMs,
+          fetch: async () => new Response(JSON.stringify(doc)),
+          cache: { storage: "indexeddb" },
+          onCacheError: (e) => reports.push(e.message),
+        });
+        await c.cache.ready();
+        appMB = 40;
+        await c.document(id);
+        await new Promise((resolve) => setTimeout(resolve, 2500));
+        const fresh = new window.sdk.Client({ ...options, cache: { storage: "indexeddb", policy: "cache-only" } });
+        const stored = await fresh.document(id).then((answer) => answer.source, (e) => e.code);
+        results.push({ timeoutMs, reports, memory: c.cache.size, stored });
+      }
+    } finally {
+      IDBObjectStore.prototype.put = put;
+      appDb.close();
+    }
+    return results;
+  });
+  for (const trial of trials) {
+    // Reported failed: in neither; else in both.
+    const failed = trial.reports.length > 0;
+    assert.equal(trial.memory, failed ? 0 : 1, JSON.stringify(trial));
+    assert.equal(trial.stored, failed ? "not_cached" : "cache", JSON.stringify(trial));
+  }
+});
+
 test("corrupt and old-schema IndexedDB entries are skipped and reported, never fatal", { timeout: 30_000 }, async () => {
   await openClient();
   await page.evaluate(async () => {
