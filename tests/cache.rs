@@ -2320,10 +2320,13 @@ fn sessions_reload(
     posts: &[u32],
     featured: Option<&(f64, Vec<u32>)>,
 ) {
-    // A deletion held by a list counts from the first load where no list
-    // stored holds the document.
-    let listed =
-        |id: u32| posts.contains(&id) || featured.is_some_and(|(_, ids)| ids.contains(&id));
+    // A deletion held by a list counts from the first load where no
+    // complete list stored (every member held, by the other deletions)
+    // holds the document.
+    let all: Vec<usize> = (0..events.log.len()).collect();
+    let whole = |ids: &[u32]| ids.iter().all(|&id| events.held(&all, id, false));
+    let holds = |ids: &[u32], id: u32| ids.contains(&id) && whole(ids);
+    let listed = |id: u32| holds(posts, id) || featured.is_some_and(|(_, ids)| holds(ids, id));
     let counted: Vec<(f64, u32, Event)> = (events.log.iter())
         .filter(|&&(_, id, event)| event == Event::Held && !listed(id))
         .map(|&(at, id, _)| (at, id, Event::Deleted))
@@ -3094,5 +3097,163 @@ fn a_document_two_tabs_each_refreshed_out_of_a_list_is_deleted_at_a_load() {
             assert!(answer.is_ok(), "{answer:?}");
             assert_eq!(body(&listed.unwrap())["data"].as_array().unwrap().len(), 3);
         }
+    }
+}
+
+/// An alias answers with the document its latest-arriving response names,
+/// in memory and after a reload alike, whatever order the responses were
+/// recorded in.
+#[test]
+fn an_alias_answers_by_its_response_that_arrived_last() {
+    let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
+    let alias = Endpoint::Alias("home".into());
+    let (newer, older) = (
+        doc(8, 1, "newer", "2024-01-08T00:00:00Z"),
+        doc(7, 1, "older", "2024-01-07T00:00:00Z"),
+    );
+    let responses = [
+        (Rc::new(newer.to_string()), 2000.0),
+        (Rc::new(older.to_string()), 1000.0),
+    ];
+    for (text, at) in responses {
+        record_at(
+            &mut cache,
+            &mut storage,
+            "alias-url",
+            &alias,
+            &Query::new(),
+            Kind::Document,
+            text,
+            at,
+        );
+    }
+    for (name, cache) in [("memory", &mut cache), ("reload", &mut storage.load("r"))] {
+        let answer = body(
+            &cache
+                .answer_single("other-url", &alias, &Query::new())
+                .unwrap(),
+        );
+        assert_eq!(answer["fields"]["title"], "newer", "{name}");
+    }
+}
+
+/// A list record of an earlier version does not say what selection its
+/// list was fetched with: a refresh fetches none of its members again for
+/// that (before, every member cached with fewer fields than whole
+/// documents was fetched again, by id, at its first refresh).
+#[test]
+fn a_list_record_without_its_selection_fetches_nothing_again() {
+    let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
+    let mut title = Query::new();
+    title.fields("title").unwrap();
+    record(
+        &mut cache,
+        &mut storage,
+        URL,
+        &posts(),
+        &title,
+        Kind::List,
+        &list(three(), 3),
+    );
+    let swept = swept(&three());
+    let missing = cache.refresh_missing(&posts(), &Query::new(), &Change::default(), &swept);
+    assert!(missing.is_empty(), "{missing:?}");
+    // The same record as an earlier version wrote it.
+    for (key, text) in storage.entries.iter_mut() {
+        if key.starts_with("l:") {
+            let mut value: Value = serde_json::from_str(text).unwrap();
+            assert_eq!(
+                value.as_object_mut().unwrap().remove("selection"),
+                Some(json!("fields/title,meta"))
+            );
+            *text = value.to_string();
+        }
+    }
+    let reloaded = storage.load("r");
+    assert_eq!(reloaded.complete_lists().len(), 1);
+    let missing = reloaded.refresh_missing(&posts(), &Query::new(), &Change::default(), &swept);
+    assert!(missing.is_empty(), "{missing:?}");
+}
+
+/// A deletion held by a list counts at a load where that list is no longer
+/// complete (another member was deleted since): only complete lists hold
+/// documents. Before, the record of a list that could never answer again
+/// kept the deleted document served after every reload.
+#[test]
+fn a_held_deletion_counts_when_the_list_holding_it_is_not_complete() {
+    let collection = |name: &str| Endpoint::Collection(name.into());
+    let docs = |ids: &[u32]| -> Vec<Value> {
+        ids.iter()
+            .map(|&id| doc(id, 1, "t", "2024-01-01T00:00:00.000Z"))
+            .collect()
+    };
+    let mut storage = Storage::default();
+    let mut a = Cache::new("a");
+    record(
+        &mut a,
+        &mut storage,
+        "up",
+        &posts(),
+        &Query::new(),
+        Kind::List,
+        &list(docs(&[1, 2, 3]), 3),
+    );
+    record(
+        &mut a,
+        &mut storage,
+        "un",
+        &collection("news"),
+        &Query::new(),
+        Kind::List,
+        &list(docs(&[4, 5]), 2),
+    );
+    let mut b = storage.load("b");
+    record(
+        &mut a,
+        &mut storage,
+        "uf",
+        &collection("featured"),
+        &Query::new(),
+        Kind::List,
+        &list(docs(&[3, 4]), 2),
+    );
+    // 3 and 4 are deleted: tab b refreshes posts (3: deleted), tab a news
+    // (4: held, as featured holds it in a's memory).
+    let refresh =
+        |cache: &mut Cache, storage: &mut Storage, endpoint: &Endpoint, listed: &[u32], at: f64| {
+            let (change, counts) = cache
+                .plan_refresh(
+                    endpoint,
+                    &Query::new(),
+                    Change::default(),
+                    &swept(&docs(listed)),
+                    at,
+                )
+                .unwrap();
+            storage.write(&change);
+            cache.apply(change);
+            counts.1
+        };
+    assert_eq!(refresh(&mut b, &mut storage, &posts(), &[1, 2], 2000.0), 1);
+    assert_eq!(
+        refresh(&mut a, &mut storage, &collection("news"), &[5], 3000.0),
+        1
+    );
+    for round in 0..2 {
+        let mut reloaded = storage.load(&format!("r{round}"));
+        for id in [3, 4] {
+            let single = reloaded.answer_single(
+                "x",
+                &Endpoint::Document(format!("{id:018}")),
+                &Query::new(),
+            );
+            assert_eq!(
+                single.unwrap_err().code(),
+                "not_cached",
+                "round {round}: {id}"
+            );
+        }
+        let lists = reloaded.complete_lists();
+        assert_eq!(lists.len(), 2, "{lists:?}");
     }
 }

@@ -200,8 +200,10 @@ struct Form {
     /// keys are `data` then `meta`: answers computed for the list keep its
     /// other keys, in its order.
     template: Option<crate::store::Template>,
-    /// Their selection, canonical (`None`: whole documents): a refresh
-    /// fetches again a member whose cached copy no longer covers it.
+    /// Their selection, canonical (`*`: whole documents): a refresh fetches
+    /// again a member whose cached copy no longer covers it. `None` in a
+    /// record of an earlier version, which did not keep it (nothing is
+    /// fetched again for it).
     selection: Option<String>,
 }
 
@@ -274,7 +276,6 @@ pub struct Change {
     /// New segments, with the documents read from them, in order.
     segments: Vec<(String, Segment, Option<Batch>)>,
     lists: Vec<(String, String, List)>,
-    aliases: Vec<((String, String), Vec<u8>)>,
     /// Documents that left a list: removed from their variant's store
     /// unless another list of it holds them.
     removed: Vec<(String, Vec<Rc<[u8]>>)>,
@@ -298,7 +299,6 @@ impl Change {
         self.deletes.extend(other.deletes);
         self.segments.extend(other.segments);
         self.lists.extend(other.lists);
-        self.aliases.extend(other.aliases);
         self.removed.extend(other.removed);
         self.tombstones.extend(other.tombstones);
         self.drop_lists.extend(other.drop_lists);
@@ -373,8 +373,6 @@ pub struct Cache {
     urls: Map<String, String>,
     /// Complete lists by (variant, endpoint).
     lists: Map<(String, String), List>,
-    /// Alias targets by (variant, the alias's endpoint key).
-    aliases: Map<(String, String), Vec<u8>>,
     /// Documents deleted by a refresh, by variant: never served again unless
     /// a response received after the deletion holds them.
     tombstones: Map<String, Tombstones>,
@@ -633,15 +631,9 @@ impl Cache {
                 let ids = batch.ids().map(<[u8]>::to_vec).collect();
                 let form = Form {
                     template: batch.template().cloned(),
-                    selection: selection_text.clone(),
+                    selection: Some(selection_text.clone().unwrap_or_else(|| "*".into())),
                 };
                 self.plan_list(&mut change, &variant, &segment.endpoint, ids, now, form);
-            }
-        }
-        if let (Kind::Document, Endpoint::Alias(_)) = (kind, endpoint) {
-            if let Some(id) = batch.as_ref().and_then(|batch| batch.ids().next()) {
-                let alias = (variant.clone(), segment.endpoint.clone());
-                change.aliases.push((alias, id.to_vec()));
             }
         }
         change.may_free = url.is_some_and(|url| self.urls.contains_key(url))
@@ -798,7 +790,7 @@ impl Cache {
         let endpoint = endpoint_key(endpoint);
         let form = Form {
             template,
-            selection: selection_text(query),
+            selection: Some(selection_text(query).unwrap_or_else(|| "*".into())),
         };
         self.plan_list(&mut change, &variant, &endpoint, ids, now, form);
         Ok(change)
@@ -835,9 +827,6 @@ impl Cache {
             self.clock += 1;
             list.used = self.clock;
             self.lists.insert(known, list);
-        }
-        for (key, id) in change.aliases {
-            self.aliases.insert(key, id);
         }
         for (variant, ids) in change.removed {
             self.remove_unlisted(&variant, &ids);
@@ -1150,27 +1139,59 @@ impl Cache {
             }
         }
         // The documents the lists hold, by variant.
-        let mut listed: Map<String, Set<Vec<u8>>> = Map::default();
-        for record in &records {
-            let ids = record.ids.iter().cloned();
-            listed
-                .entry(record.variant.clone())
-                .or_default()
-                .extend(ids);
-        }
         // The deletions read (of two deletions of one document, the later
-        // counts), before the segments they bury; one that counts unless a
-        // list holds the document (a refresh that found another list holding
-        // it, in the memory of its tab) counts when none does.
+        // counts), before the segments they bury.
         let mut keys: Vec<(&String, &String)> = Vec::with_capacity(tombstones.len());
         let mut newest = 0.0_f64;
+        for (variant, key, found, _) in &tombstones {
+            let known = self.tombstones.entry(variant.clone()).or_default();
+            for (id, at) in found {
+                match known.get_mut(id) {
+                    Some(stored) => *stored = stored.max(*at),
+                    None => {
+                        known.insert(id.clone(), *at);
+                    }
+                }
+                newest = newest.max(if at.is_finite() { *at } else { 0.0 });
+            }
+            keys.push((variant, key));
+        }
+        // A deletion held by a list (a refresh found another list holding
+        // the document, in the memory of its tab) counts when no complete
+        // list holds it: one whose every member a stored response holds,
+        // not buried. (Worked out only when there is one.)
+        let mut listed: Map<String, Set<Vec<u8>>> = Map::default();
+        if tombstones.iter().any(|(.., held)| !held.is_empty()) {
+            let mut stored: Map<String, Set<Vec<u8>>> = Map::default();
+            for (_, segment, batch) in &segments {
+                let variant = &segment.variant;
+                let kept = batch.iter().flat_map(Batch::ids);
+                let kept = kept.filter(|id| !self.buried(variant, id, segment.fetched_at));
+                let ids = kept.map(<[u8]>::to_vec).collect::<Vec<_>>();
+                stored.entry(variant.clone()).or_default().extend(ids);
+            }
+            for record in &records {
+                let held = stored.get(&record.variant);
+                if record
+                    .ids
+                    .iter()
+                    .all(|id| held.is_some_and(|held| held.contains(id)))
+                {
+                    let ids = record.ids.iter().cloned();
+                    listed
+                        .entry(record.variant.clone())
+                        .or_default()
+                        .extend(ids);
+                }
+            }
+        }
         // Those still held by a list (kept as they are when their entries
         // are merged), and the variants where one counted (its entry is
         // rewritten: it counts from now on, whatever a list holds later).
         // (A few variants: a vector.)
         let mut still_held: Vec<(&String, Tombstones)> = Vec::new();
         let mut counted: Vec<&String> = Vec::new();
-        for (variant, key, found, held) in &tombstones {
+        for (variant, _, _, held) in &tombstones {
             let known = self.tombstones.entry(variant.clone()).or_default();
             let holds = |id: &Vec<u8>| listed.get(variant).is_some_and(|ids| ids.contains(id));
             let (kept, unheld): (Vec<_>, Vec<_>) = held.iter().partition(|(id, _)| holds(id));
@@ -1186,7 +1207,7 @@ impl Cache {
                     still.insert(id.clone(), time);
                 }
             }
-            for (id, at) in found.iter().chain(unheld) {
+            for (id, at) in unheld {
                 match known.get_mut(id) {
                     Some(stored) => *stored = stored.max(*at),
                     None => {
@@ -1195,7 +1216,6 @@ impl Cache {
                 }
                 newest = newest.max(if at.is_finite() { *at } else { 0.0 });
             }
-            keys.push((variant, key));
         }
         let mut latest = 0.0_f64;
         // The deleted documents a stored response holds (by variant).
@@ -1203,13 +1223,6 @@ impl Cache {
         for (key, segment, batch) in segments {
             if let Some(batch) = batch {
                 let variant = segment.variant.clone();
-                // An alias answers with the document it named last.
-                if let (Kind::Document, Some(id)) = (segment.kind, batch.ids().next()) {
-                    if segment.endpoint.starts_with("alias/") {
-                        let alias = (variant.clone(), segment.endpoint.clone());
-                        self.aliases.insert(alias, id.to_vec());
-                    }
-                }
                 self.commit(&segment, batch, buried.entry(variant).or_default());
             }
             latest = latest.max(segment.fetched_at);
@@ -1419,8 +1432,8 @@ impl Cache {
         // Fetched documents are whole: they cover any selection.
         let narrower = |id: &[u8]| {
             let fetched_with = store.and_then(|store| store.entry(id)).map(|entry| entry.1);
-            !coming.contains_key(id)
-                && fetched_with.is_some_and(|fetched| !Selection::covers(fetched, wanted.as_ref()))
+            let covers = |fetched| Selection::covers(fetched, wanted.as_ref());
+            wanted.is_some() && !coming.contains_key(id) && fetched_with.is_some_and(|f| !covers(f))
         };
         swept
             .iter()
@@ -1696,10 +1709,7 @@ impl Cache {
         let variant = variant_key(query);
         let id = match endpoint {
             Endpoint::Document(id) | Endpoint::Asset(id) => Some(id.as_bytes().to_vec()),
-            Endpoint::Alias(_) => self
-                .aliases
-                .get(&(variant.clone(), endpoint_key(endpoint)))
-                .cloned(),
+            Endpoint::Alias(_) => self.alias_target(&variant, &endpoint_key(endpoint)),
             _ => None,
         };
         match self.compute_single(&variant, id.as_deref(), query) {
@@ -1708,6 +1718,22 @@ impl Cache {
             // of its document.
             Err(error) => self.exact(url).ok_or(error),
         }
+    }
+
+    /// The document an alias names: that of its response that arrived last
+    /// (in memory and after a reload alike, whatever order they were
+    /// recorded in).
+    fn alias_target(&self, variant: &str, endpoint: &str) -> Option<Vec<u8>> {
+        let answers = self.segments.values().filter(|segment| {
+            segment.kind == Kind::Document
+                && segment.variant == variant
+                && segment.endpoint == endpoint
+        });
+        let order = |a: &&Segment, b: &&Segment| {
+            (a.fetched_at.total_cmp(&b.fetched_at)).then(a.seq.cmp(&b.seq))
+        };
+        let newest = answers.max_by(order)?;
+        document_id(&newest.text, 0..newest.text.len())
     }
 
     fn compute_single(&self, variant: &str, id: Option<&[u8]>, query: &Query) -> Result<Answer> {
