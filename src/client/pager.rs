@@ -184,8 +184,12 @@ struct Collected {
     /// with `includes` as the marker 2 (written anew).
     head: Option<Vec<u8>>,
     /// `includes`, by content type (its name, its key as first written) in
-    /// the order met: the documents joined, each once (by `meta.id`).
-    includes: Vec<(Vec<u8>, Vec<u8>, Vec<u8>)>,
+    /// the order met: the documents joined, each once (by `meta.id`); or,
+    /// `true`, a value that is not an array, as first written.
+    includes: Vec<(Vec<u8>, Vec<u8>, Vec<u8>, bool)>,
+    /// Whether the first page's `includes` is not an object: it stays as
+    /// written, nothing merged.
+    written: bool,
     /// The content type and id of each linked document taken (a map type
     /// the module has already).
     seen: Map<Vec<u8>, usize>,
@@ -210,19 +214,27 @@ impl Collected {
                 head.push(if head.is_empty() { b'{' } else { b',' });
                 head.extend_from_slice(bytes.get(entry.key.clone()).unwrap_or_default());
                 head.push(b':');
+                let value = bytes.get(entry.value.clone()).unwrap_or_default();
                 match entry.name.as_slice() {
                     b"data" => head.push(0),
                     b"meta" => head.push(1),
-                    b"includes" => head.push(2),
-                    _ => head.extend_from_slice(bytes.get(entry.value.clone()).unwrap_or_default()),
+                    // (Other than an object, it stays as written.)
+                    b"includes" if value.first() == Some(&b'{') => head.push(2),
+                    name => {
+                        self.written |= name == b"includes";
+                        head.extend_from_slice(value);
+                    }
                 }
             }
             head.push(b'}');
             self.head = Some(head);
         }
+        // Merged unless the first page's is kept as written.
+        let merged = !self.written;
         let includes = entries.iter().find(|entry| entry.name == b"includes");
-        if let Some(value) = includes.and_then(|entry| text.get(entry.value.clone())) {
-            self.add_includes(value);
+        let object = includes.and_then(|entry| text.get(entry.value.clone()));
+        if let Some(object) = object.filter(|value| merged && value.starts_with('{')) {
+            self.add_includes(object);
         }
     }
 
@@ -245,18 +257,28 @@ impl Collected {
         }
         for (name, key, value) in types {
             let array = object.get(value).unwrap_or_default();
-            let Ok(Shape::Array(documents)) = frame_valid(array) else {
-                continue;
+            let documents = match frame_valid(array) {
+                Ok(Shape::Array(documents)) => Some(documents),
+                _ => None,
             };
             let at = match self.includes.iter().position(|(known, ..)| *known == name) {
                 Some(at) => at,
                 None => {
                     let key = bytes.get(key).unwrap_or_default().to_vec();
-                    self.includes.push((name.clone(), key, Vec::new()));
+                    // Not an array: as written (the first met stays).
+                    let raw = documents.is_none();
+                    let value = if raw {
+                        array.as_bytes().to_vec()
+                    } else {
+                        Vec::new()
+                    };
+                    self.includes.push((name.clone(), key, value, raw));
                     self.includes.len() - 1
                 }
             };
-            let Some((_, _, joined)) = self.includes.get_mut(at) else {
+            let (Some((_, _, joined, false)), Some(documents)) =
+                (self.includes.get_mut(at), documents)
+            else {
                 continue;
             };
             for range in documents {
@@ -308,14 +330,20 @@ impl Collected {
                 1 => out.extend_from_slice(meta.as_bytes()),
                 2 => {
                     out.push(b'{');
-                    for (position, (_, key, joined)) in self.includes.iter().enumerate() {
+                    for (position, (_, key, joined, raw)) in self.includes.iter().enumerate() {
                         if position > 0 {
                             out.push(b',');
                         }
                         out.extend_from_slice(key);
-                        out.extend_from_slice(b":[");
-                        out.extend_from_slice(joined);
-                        out.push(b']');
+                        out.push(b':');
+                        match raw {
+                            true => out.extend_from_slice(joined),
+                            false => {
+                                out.push(b'[');
+                                out.extend_from_slice(joined);
+                                out.push(b']');
+                            }
+                        }
                     }
                     out.push(b'}');
                 }
@@ -627,5 +655,23 @@ mod tests {
             list.body("{}").as_str(),
             r#"{"meta":{},"data":[],"includes":{"a":[]}}"#
         );
+        // What is not an object of arrays stays as `JSON.parse` reads it: an
+        // `includes` of another kind (the first page's), a content type's
+        // value that is not an array (the first met).
+        for (first, later, expected) in [
+            ("[]", r#"{"a":[1]}"#, "[]"),
+            ("null", "null", "null"),
+            (
+                r#"{"a":null,"b":[{"meta":{"id":"1"}}]}"#,
+                r#"{"a":[2],"b":5}"#,
+                r#"{"a":null,"b":[{"meta":{"id":"1"}}]}"#,
+            ),
+        ] {
+            let mut list = Collected::default();
+            add(&mut list, &format!(r#"{{"data":[],"includes":{first}}}"#));
+            add(&mut list, &format!(r#"{{"data":[],"includes":{later}}}"#));
+            let expected = format!(r#"{{"data":[],"includes":{expected},"meta":{{}}}}"#);
+            assert_eq!(list.body("{}").as_str(), expected, "{first} then {later}");
+        }
     }
 }
