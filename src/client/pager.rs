@@ -174,6 +174,11 @@ enum Gathered {
     },
 }
 
+/// The linked documents of one content type in `all`'s list: its name, its
+/// key as first written, the documents joined (or the value as written),
+/// and whether that value is not an array.
+type Linked = (Vec<u8>, Vec<u8>, Vec<u8>, bool);
+
 /// `all`'s list so far: its pages' documents (their text, joined), the
 /// first page's envelope, and the linked documents of every page.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -186,7 +191,7 @@ struct Collected {
     /// `includes`, by content type (its name, its key as first written) in
     /// the order met: the documents joined, each once (by `meta.id`); or,
     /// `true`, a value that is not an array, as first written.
-    includes: Vec<(Vec<u8>, Vec<u8>, Vec<u8>, bool)>,
+    includes: Vec<Linked>,
     /// Whether the first page's `includes` is not an object: it stays as
     /// written, nothing merged.
     written: bool,
