@@ -70,18 +70,20 @@ import { entrySizes, importsOf, moduleGraph } from "../../scripts/size.mjs";
  * sweep's malformed row refused, an envelope's other keys kept offline
  * with the list's record) and old deletions were forgotten at a load:
  * +4.8 KB, trimmed from +9.7, for which the budget was raised deliberately
- * from 166 to 171 KiB; 174.3 KiB, 178,505 bytes, once four more reviews'
+ * from 166 to 171 KiB; 175.0 KiB, 179,211 bytes, once six more reviews'
  * defects were fixed (a refresh that fetches again a member cached
  * narrower than its list, whose selection the list's record now keeps;
- * aliases known after a reload; deletions held by another list that count
- * at a load where no list holds them; `all()` keeping the envelope and
- * merging `includes`; the envelope's key order kept everywhere; IndexedDB
- * reopened and timed-out writes aborted; the "." entry's ready() loading
- * again after a failure): +3.9 KB, trimmed from +4.2, for which the budget
- * was raised deliberately from 171 to 175 KiB. This budget is what it
- * measured, rounded up to the next KiB.
+ * aliases answered by their latest response, after a reload too; deletions
+ * held by another list that count at a load where no complete list holds
+ * them; `all()` keeping the envelope and merging `includes`; the
+ * envelope's key order kept everywhere; IndexedDB reopened, and its writes
+ * aborted or awaited when their time runs out; the "." entry's ready()
+ * loading again after a failure; the module kept in a service worker's
+ * Cache Storage): +4.6 KB, for which the budget was raised deliberately
+ * from 171 to 176 KiB. This budget is what it measured, rounded up to the
+ * next KiB.
  */
-const BUDGET_GZIP_BYTES = 175 * 1024;
+const BUDGET_GZIP_BYTES = 176 * 1024;
 
 const pkg = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "pkg");
 
