@@ -137,7 +137,11 @@ const names = exportsInOrder.filter((name) => !name.startsWith("_")).sort();
 const template = readFileSync(join(root, "src/js/entry.js"), "utf8");
 // The module's own name in a service worker's Cache Storage (a digest of
 // this build's .wasm: a new build never loads an older module).
-const build = createHash("sha256").update(readFileSync(join(dir, "content_repo_bg.wasm"))).digest("hex").slice(0, 16);
+// `{version}+{digest}`: the package's version orders builds (an older
+// one's entry goes, a newer one's stays), the digest tells two apart.
+const version = readFileSync(join(root, "Cargo.toml"), "utf8").match(/^version = "([^"]+)"/m)[1];
+const digest = createHash("sha256").update(readFileSync(join(dir, "content_repo_bg.wasm"))).digest("hex").slice(0, 16);
+const build = `${version}+${digest}`;
 const filled = template
   .replaceAll("__SNIPPET__", snippet)
   .replace("__SIGNATURES__", () => JSON.stringify(signatures, null, 2))

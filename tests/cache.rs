@@ -3138,41 +3138,78 @@ fn an_alias_answers_by_its_response_that_arrived_last() {
 }
 
 /// A list record of an earlier version does not say what selection its
-/// list was fetched with: a refresh fetches none of its members again for
-/// that (before, every member cached with fewer fields than whole
-/// documents was fetched again, by id, at its first refresh).
+/// list was fetched with: a refresh reads it from the members (the one most
+/// were fetched with), and the record it writes keeps it. A list fetched
+/// with a selection fetches none of its members again for that; one
+/// fetched whole fetches again a member a narrower response replaced.
+/// (Before, one way or the other was wrong: every member of the first, or
+/// none of the second, was fetched again.)
 #[test]
-fn a_list_record_without_its_selection_fetches_nothing_again() {
-    let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
+fn a_list_record_without_its_selection_reads_it_from_its_members() {
+    let strip = |storage: &mut Storage| {
+        for (key, text) in storage.entries.iter_mut() {
+            if key.starts_with("l:") {
+                let mut value: Value = serde_json::from_str(text).unwrap();
+                assert!(value.as_object_mut().unwrap().remove("selection").is_some());
+                *text = value.to_string();
+            }
+        }
+    };
     let mut title = Query::new();
     title.fields("title").unwrap();
-    record(
-        &mut cache,
-        &mut storage,
-        URL,
-        &posts(),
-        &title,
-        Kind::List,
-        &list(three(), 3),
-    );
     let swept = swept(&three());
-    let missing = cache.refresh_missing(&posts(), &Query::new(), &Change::default(), &swept);
-    assert!(missing.is_empty(), "{missing:?}");
-    // The same record as an earlier version wrote it.
-    for (key, text) in storage.entries.iter_mut() {
-        if key.starts_with("l:") {
-            let mut value: Value = serde_json::from_str(text).unwrap();
-            assert_eq!(
-                value.as_object_mut().unwrap().remove("selection"),
-                Some(json!("fields/title,meta"))
-            );
-            *text = value.to_string();
-        }
+    for prefetched in [title.clone(), Query::new()] {
+        let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
+        record(
+            &mut cache,
+            &mut storage,
+            URL,
+            &posts(),
+            &prefetched,
+            Kind::List,
+            &list(three(), 3),
+        );
+        // A newer copy of the second post, with its title alone.
+        let mut narrow = title.clone();
+        narrow.limit(1).unwrap();
+        let newer = doc(2, 2, "a2", "2024-01-02T00:00:00.000Z");
+        record(
+            &mut cache,
+            &mut storage,
+            "narrow",
+            &posts(),
+            &narrow,
+            Kind::List,
+            &list(vec![newer], 3),
+        );
+        strip(&mut storage);
+        let reloaded = storage.load("r");
+        let missing = reloaded.refresh_missing(&posts(), &Query::new(), &Change::default(), &swept);
+        let expected: Vec<Vec<u8>> = match prefetched.selection() {
+            Some(_) => Vec::new(),
+            None => vec![format!("{:018}", 2).into_bytes()],
+        };
+        assert_eq!(missing, expected, "prefetched with {prefetched}");
+        // The refresh's record says it.
+        let (change, _) = reloaded
+            .plan_refresh(&posts(), &Query::new(), Change::default(), &swept, 5000.0)
+            .unwrap();
+        storage.write(&change);
+        let records: Vec<Value> = (storage.entries.iter())
+            .filter(|(key, _)| key.starts_with("l:"))
+            .map(|(_, text)| serde_json::from_str(text).unwrap())
+            .collect();
+        let wanted = if prefetched.selection().is_some() {
+            "fields/title,meta"
+        } else {
+            "*"
+        };
+        assert_eq!(records.len(), 1);
+        assert_eq!(
+            records[0]["selection"], wanted,
+            "prefetched with {prefetched}"
+        );
     }
-    let reloaded = storage.load("r");
-    assert_eq!(reloaded.complete_lists().len(), 1);
-    let missing = reloaded.refresh_missing(&posts(), &Query::new(), &Change::default(), &swept);
-    assert!(missing.is_empty(), "{missing:?}");
 }
 
 /// A deletion held by a list counts at a load where that list is no longer

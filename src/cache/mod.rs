@@ -1428,7 +1428,7 @@ impl Cache {
         }
         let store = self.variants.get(&variant);
         let list = self.lists.get(&(variant, endpoint_key(endpoint)));
-        let wanted = list.and_then(|list| Selection::parse(list.form.selection.as_deref()?).ok());
+        let wanted = list.and_then(|list| list_selection(list, store));
         // Fetched documents are whole: they cover any selection.
         let narrower = |id: &[u8]| {
             let fetched_with = store.and_then(|store| store.entry(id)).map(|entry| entry.1);
@@ -1567,7 +1567,13 @@ impl Cache {
         }
         self.plan_tombstones(&mut changes, &key.0, (dead, held), Some(at));
         // (Its envelope stays: the delta's pages answered other queries.)
-        let form = self.lists.get(&key).map(|list| list.form.clone());
+        // (A record of an earlier version gets the selection read from its
+        // members.)
+        let form = self.lists.get(&key).map(|list| Form {
+            selection: (list.form.selection.clone())
+                .or_else(|| Some(list_selection(list, store)?.to_string())),
+            ..list.form.clone()
+        });
         self.plan_list(
             &mut changes,
             &key.0,
@@ -1772,6 +1778,27 @@ fn describe_variant(variant: &str) -> String {
     } else {
         variant.to_owned()
     }
+}
+
+/// The selection a complete list was fetched with: its record's, or, for a
+/// record of an earlier version (which did not keep it), the one most of
+/// its members were fetched with.
+fn list_selection(list: &List, store: Option<&DocumentStore>) -> Option<Selection> {
+    if let Some(text) = &list.form.selection {
+        return Selection::parse(text).ok();
+    }
+    let mut counts: Vec<(Option<&Selection>, usize)> = Vec::new();
+    for id in &list.members {
+        let Some((_, fetched, _)) = store?.entry(id) else {
+            continue;
+        };
+        match counts.iter_mut().find(|(known, _)| *known == fetched) {
+            Some((_, count)) => *count += 1,
+            None => counts.push((fetched, 1)),
+        }
+    }
+    let (most, _) = counts.into_iter().max_by_key(|(_, count)| *count)?;
+    Some(most.cloned().unwrap_or(Selection::All))
 }
 
 /// Whether every member of `list` covers the query's selection and the keys

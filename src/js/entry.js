@@ -89,13 +89,28 @@ export function init(input) {
   return attempt;
 }
 
-// This build's module, by name (scripts/entries.mjs fills it in).
+// This build's module, by name: `{version}+{digest}` (scripts/entries.mjs
+// fills it in).
 const BUILD = "__WASM_BUILD__";
+
+/**
+ * Whether the build named `build` is to be replaced by this one: of an
+ * earlier version, or of this version and another digest (a build of the
+ * same version in development).
+ */
+function older(build) {
+  const numbers = (name) => name.split("+")[0].split(/[.-]/).map(Number);
+  const [theirs, ours] = [numbers(build), numbers(BUILD)];
+  for (let i = 0; i < 3; i++) {
+    if (theirs[i] !== ours[i]) return theirs[i] < ours[i];
+  }
+  return build !== BUILD;
+}
 
 /**
  * In a service worker, the module fetched by URL is kept in Cache Storage
  * (cache `content-repo-module`, under its URL and this build's name; the
- * entry of another build for the same URL goes, nothing else), and a worker
+ * entry of an older build for the same URL goes, nothing else), and a worker
  * started offline loads it from there. Elsewhere, or for any other input,
  * `input` itself.
  */
@@ -119,7 +134,7 @@ function keptInWorker(input) {
         await cache.put(key, response.clone()).catch(() => {});
         for (const old of await cache.keys().catch(() => [])) {
           const build = new URL(old.url).searchParams.get("content-repo");
-          if (build !== null && build !== BUILD && named(old.url, null) === named(url, null)) {
+          if (build !== null && older(build) && named(old.url, null) === named(url, null)) {
             cache.delete(old).catch(() => {});
           }
         }

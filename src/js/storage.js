@@ -96,8 +96,7 @@ export class IndexedDbStorage {
     }
   }
   async write(puts, deletes, signal) {
-    const tx = await this.transaction("readwrite");
-    if (signal?.aborted) throw new Error("the cache write was aborted");
+    const tx = await unlessAborted(this.transaction("readwrite"), signal);
     const store = tx.objectStore(STORE);
     for (const key of deletes) store.delete(key);
     // Texts are kept as UTF-8 bytes: half the bytes of a string with any
@@ -106,18 +105,31 @@ export class IndexedDbStorage {
     await settle(tx, signal);
   }
   async clear(signal) {
-    const tx = await this.transaction("readwrite");
-    if (signal?.aborted) throw new Error("the cache write was aborted");
+    const tx = await unlessAborted(this.transaction("readwrite"), signal);
     tx.objectStore(STORE).clear();
     await settle(tx, signal);
   }
 }
 
-// The storages of this module take a signal as the last argument of each
-// call, which the cache aborts when the call does not settle in time; a
-// storage of the app's own is called as documented, without it.
+// The storages of this module take a signal as the last argument of a
+// write or clear, which the cache aborts when the call does not settle in
+// time; a storage of the app's own is called as documented, without it.
 const SIGNAL = Symbol("content-repo.signal");
 IndexedDbStorage.prototype[SIGNAL] = true;
+
+/**
+ * `promise` (a transaction, while the database opens), or a rejection as
+ * soon as `signal` aborts: nothing was written.
+ */
+function unlessAborted(promise, signal) {
+  if (!signal) return promise;
+  return new Promise((resolve, reject) => {
+    const stop = () => reject(new Error("the cache write was aborted"));
+    if (signal.aborted) return stop();
+    signal.addEventListener("abort", stop, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", stop));
+  });
+}
 
 /**
  * The end of a write transaction; `signal` (the cache's, aborted when the
@@ -243,15 +255,15 @@ export async function callStorage(storage, method, args, ms) {
   let told = false;
   try {
     fn = typeof storage === "object" && storage !== null ? Reflect.get(storage, method) : undefined;
-    told = fn !== undefined && Reflect.get(storage, SIGNAL) === true;
+    told = (method === "write" || method === "clear") && Reflect.get(storage, SIGNAL) === true;
   } catch {
     fn = undefined;
   }
   if (typeof fn !== "function") return [3];
-  // A storage of this module gets a signal as the last argument, aborted
-  // when the call does not settle in time; it then settles as it ends (a
-  // write aborted at once, or one already committing once committed), and
-  // the cache takes that outcome: memory and storage agree.
+  // A write or clear of a storage of this module gets a signal as the last
+  // argument, aborted when the call does not settle in time; it then
+  // settles as it ends (at once when aborted, or once committed when it was
+  // committing), and the cache takes that outcome: memory and storage agree.
   const timeout = told && typeof AbortController === "function" ? new AbortController() : null;
   let promise;
   try {

@@ -366,23 +366,25 @@ test(`esbuild ${pinned("esbuild")}: content-repo/slim, content-repo/wasm with --
 /**
  * The worker stopped and started again, online, then while its `.wasm`
  * cannot be fetched (offline): `{ kept, keys, online, offline }`, the keys
- * of the cache `content-repo-module` before (the module's own, and three
- * the page put: the same URL of an older build, another URL's module, an
- * entry of the app's) and after the online start, and its answers to the
- * page's next `./sdk-check` each time.
+ * of the cache `content-repo-module` to keep (the module's own, and of
+ * those the page put, the same URL of a newer version, another URL's
+ * module, an entry of the app's, but not the same URL of an older version)
+ * and those found after the online start, and its answers to the page's
+ * next `./sdk-check` each time.
  */
 function restartedOffline(site) {
   return async (page, context) => {
     const keys = () => page.evaluate(async () => (await (await caches.open("content-repo-module")).keys()).map((request) => request.url).sort());
     const [own, ...rest] = await keys();
     assert.deepEqual(rest, [], "one entry: the module's");
-    const older = own.replace(/content-repo=\w+/, "content-repo=0123456789abcdef");
+    const build = (name) => own.replace(/content-repo=[^&]+/, `content-repo=${encodeURIComponent(name)}`);
+    const [older, newer] = [build("0.0.1+0123456789abcdef"), build("999.0.0+0123456789abcdef")];
     const other = own.replace(/\/[^/]*\?/, "/elsewhere.wasm?");
     const app = new URL("/app-entry", own).href;
     await page.evaluate(async (urls) => {
       const cache = await caches.open("content-repo-module");
       for (const url of urls) await cache.put(url, new Response("not the module"));
-    }, [older, other, app]);
+    }, [older, newer, other, app]);
     const restart = async () => {
       const cdp = await context.newCDPSession(page);
       await cdp.send("ServiceWorker.enable");
@@ -394,11 +396,11 @@ function restartedOffline(site) {
     const after = await keys();
     site.offline = true;
     const offline = await restart();
-    return { kept: [own, other, app].sort(), keys: after, online, offline };
+    return { kept: [own, newer, other, app].sort(), keys: after, online, offline };
   };
 }
 
-/** What `restartedOffline` found: both starts answered, and only the older build's entry of the module's URL went. */
+/** What `restartedOffline` found: both starts answered, and only the older version's entry of the module's URL went. */
 function assertRestarts(later, where) {
   assertWorks(later.online, { where: `${where} started again` });
   assertWorks(later.offline, { where: `${where} started offline (the module from Cache Storage)` });

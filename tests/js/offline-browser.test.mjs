@@ -273,6 +273,40 @@ test("an IndexedDB write already committing when timeoutMs runs out counts as wr
   }
 });
 
+test("an IndexedDB that cannot be opened (another connection blocks an upgrade) fails its calls at timeoutMs, never holding a request", { timeout: 60_000 }, async () => {
+  await page.goto(`${site.url}/blank.html`);
+  const result = await page.evaluate(async ({ baseUrl, apiKey }) => {
+    const sdk = await import("/pkg/web/index.js");
+    await sdk.ready();
+    // A connection that stays open through a version change, and an
+    // upgrade waiting on it: the SDK's open() is queued behind them.
+    const name = `content-repo:${baseUrl.replace(/\/$/, "")}/v1/blocked`;
+    const held = await new Promise((resolve, reject) => {
+      const open = indexedDB.open(name, 1);
+      open.onupgradeneeded = () => open.result.createObjectStore("entries");
+      open.onsuccess = () => resolve(open.result);
+      open.onerror = () => reject(open.error);
+    });
+    indexedDB.open(name, 2);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const errors = [];
+    const start = performance.now();
+    const client = new sdk.Client({
+      baseUrl, repository: "blocked", apiKey, retries: 0, timeoutMs: 300,
+      cache: { storage: "indexeddb" },
+      onCacheError: (e) => errors.push(e.message),
+    });
+    const outcome = await client.collection("authors", "limit=3").then((list) => list.source, (e) => e.code);
+    const took = performance.now() - start;
+    held.close();
+    return { outcome, took, errors };
+  }, { baseUrl: api.url, apiKey });
+  assert.ok(result.outcome === "network" || result.outcome === "http", JSON.stringify(result));
+  assert.ok(result.errors.some((message) => /did not settle within 300 ms/.test(message)), JSON.stringify(result));
+  // Two storage calls of 300 ms each (its load, its write), not ten seconds each.
+  assert.ok(result.took < 5000, JSON.stringify(result));
+});
+
 test("corrupt and old-schema IndexedDB entries are skipped and reported, never fatal", { timeout: 30_000 }, async () => {
   await openClient();
   await page.evaluate(async () => {
