@@ -1146,13 +1146,7 @@ impl Cache {
         for (variant, key, found, _) in &tombstones {
             let known = self.tombstones.entry(variant.clone()).or_default();
             for (id, at) in found {
-                match known.get_mut(id) {
-                    Some(stored) => *stored = stored.max(*at),
-                    None => {
-                        known.insert(id.clone(), *at);
-                    }
-                }
-                newest = newest.max(if at.is_finite() { *at } else { 0.0 });
+                newest = newest.max(remember(known, id, *at));
             }
             keys.push((variant, key));
         }
@@ -1208,13 +1202,7 @@ impl Cache {
                 }
             }
             for (id, at) in unheld {
-                match known.get_mut(id) {
-                    Some(stored) => *stored = stored.max(*at),
-                    None => {
-                        known.insert(id.clone(), *at);
-                    }
-                }
-                newest = newest.max(if at.is_finite() { *at } else { 0.0 });
+                newest = newest.max(remember(known, id, *at));
             }
         }
         let mut latest = 0.0_f64;
@@ -1777,6 +1765,23 @@ fn describe_variant(variant: &str) -> String {
         "the default locale".into()
     } else {
         variant.to_owned()
+    }
+}
+
+/// Remembers that `id` was deleted at `at` (of two deletions of one
+/// document, the later counts); the time, or 0 for an infinite one (an
+/// earlier version's entry).
+fn remember(known: &mut Tombstones, id: &[u8], at: f64) -> f64 {
+    match known.get_mut(id) {
+        Some(stored) => *stored = stored.max(at),
+        None => {
+            known.insert(id.to_vec(), at);
+        }
+    }
+    if at.is_finite() {
+        at
+    } else {
+        0.0
     }
 }
 
