@@ -207,6 +207,17 @@ struct Form {
     selection: Option<String>,
 }
 
+impl Form {
+    /// The form of a list completed by responses to `query`.
+    fn of(template: Option<crate::store::Template>, query: &Query) -> Self {
+        let selection = selection_text(query).unwrap_or_else(|| "*".into());
+        Form {
+            template,
+            selection: Some(selection),
+        }
+    }
+}
+
 /// The canonical text of a query's selection, unless it is the whole
 /// document (as a document's record in the store keeps it).
 fn selection_text(query: &Query) -> Option<String> {
@@ -629,10 +640,7 @@ impl Cache {
                 && batch.ids().collect::<Set<&[u8]>>().len() == batch.len()
             {
                 let ids = batch.ids().map(<[u8]>::to_vec).collect();
-                let form = Form {
-                    template: batch.template().cloned(),
-                    selection: Some(selection_text.clone().unwrap_or_else(|| "*".into())),
-                };
+                let form = Form::of(batch.template().cloned(), query);
                 self.plan_list(&mut change, &variant, &segment.endpoint, ids, now, form);
             }
         }
@@ -788,10 +796,7 @@ impl Cache {
         }
         let mut change = Change::default();
         let endpoint = endpoint_key(endpoint);
-        let form = Form {
-            template,
-            selection: Some(selection_text(query).unwrap_or_else(|| "*".into())),
-        };
+        let form = Form::of(template, query);
         self.plan_list(&mut change, &variant, &endpoint, ids, now, form);
         Ok(change)
     }
@@ -1138,7 +1143,6 @@ impl Cache {
                 None => records.push(record),
             }
         }
-        // The documents the lists hold, by variant.
         // The deletions read (of two deletions of one document, the later
         // counts), before the segments they bury.
         let mut keys: Vec<(&String, &String)> = Vec::with_capacity(tombstones.len());
@@ -1197,8 +1201,7 @@ impl Cache {
             }
             if let Some((_, still)) = still_held.iter_mut().find(|(of, _)| *of == variant) {
                 for (id, at) in kept {
-                    let time = still.get(id).map_or(*at, |known| known.max(*at));
-                    still.insert(id.clone(), time);
+                    remember(still, id, *at);
                 }
             }
             for (id, at) in unheld {

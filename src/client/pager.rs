@@ -185,8 +185,8 @@ type Linked = (Vec<u8>, Vec<u8>, Vec<u8>, bool);
 struct Collected {
     data: Vec<u8>,
     count: usize,
-    /// The first page's entries in order, as a [`crate::store::Template`]
-    /// with `includes` as the marker 2 (written anew).
+    /// The first page's entries in order ([`crate::store::markers`]), with
+    /// `includes` as the marker 2 (written anew).
     head: Option<Vec<u8>>,
     /// `includes`, by content type (its name, its key as first written) in
     /// the order met: the documents joined, each once (by `meta.id`); or,
@@ -212,33 +212,15 @@ impl Collected {
                 .extend_from_slice(text.get(range.clone()).unwrap_or("null").as_bytes());
             self.count += 1;
         }
-        let bytes = text.as_bytes();
-        if self.head.is_none() {
-            let mut head = Vec::new();
-            for entry in entries {
-                head.push(if head.is_empty() { b'{' } else { b',' });
-                head.extend_from_slice(bytes.get(entry.key.clone()).unwrap_or_default());
-                head.push(b':');
-                let value = bytes.get(entry.value.clone()).unwrap_or_default();
-                match entry.name.as_slice() {
-                    b"data" => head.push(0),
-                    b"meta" => head.push(1),
-                    // (Other than an object, it stays as written.)
-                    b"includes" if value.first() == Some(&b'{') => head.push(2),
-                    name => {
-                        self.written |= name == b"includes";
-                        head.extend_from_slice(value);
-                    }
-                }
-            }
-            head.push(b'}');
-            self.head = Some(head);
-        }
-        // Merged unless the first page's is kept as written.
-        let merged = !self.written;
         let includes = entries.iter().find(|entry| entry.name == b"includes");
         let object = includes.and_then(|entry| text.get(entry.value.clone()));
-        if let Some(object) = object.filter(|value| merged && value.starts_with('{')) {
+        if self.head.is_none() {
+            // (An `includes` other than an object stays as written.)
+            self.head = Some(crate::store::markers(text, entries, Some(2)));
+            self.written = object.is_some_and(|value| !value.starts_with('{'));
+        }
+        // Merged unless the first page's is kept as written.
+        if let Some(object) = object.filter(|value| !self.written && value.starts_with('{')) {
             self.add_includes(object);
         }
     }

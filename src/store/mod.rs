@@ -195,23 +195,38 @@ pub(crate) type Template = Vec<u8>;
 /// The [`Template`] of the envelope `entries` of `text`, unless its keys
 /// are `data` then maybe `meta` (`includes` aside).
 fn template_of(text: &str, entries: &[crate::engine::list::Entry]) -> Option<Template> {
-    if crate::engine::apply::plain(entries) {
-        return None;
-    }
+    (!crate::engine::apply::plain(entries)).then(|| markers(text, entries, None))
+}
+
+/// An envelope's entries in order, `data` and `meta` as the bytes 0 and 1,
+/// the others as written; `includes` as `includes` (when an object) or left
+/// out (`None`).
+pub(crate) fn markers(
+    text: &str,
+    entries: &[crate::engine::list::Entry],
+    includes: Option<u8>,
+) -> Vec<u8> {
     let bytes = text.as_bytes();
     let mut out = Vec::new();
-    for entry in entries.iter().filter(|entry| entry.name != b"includes") {
+    for entry in entries {
+        let value = bytes.get(entry.value.clone()).unwrap_or_default();
+        let marker = match entry.name.as_slice() {
+            b"data" => Some(0),
+            b"meta" => Some(1),
+            b"includes" if includes.is_none() => continue,
+            b"includes" if value.first() == Some(&b'{') => includes,
+            _ => None,
+        };
         out.push(if out.is_empty() { b'{' } else { b',' });
         out.extend_from_slice(bytes.get(entry.key.clone()).unwrap_or_default());
         out.push(b':');
-        match entry.name.as_slice() {
-            b"data" => out.push(0),
-            b"meta" => out.push(1),
-            _ => out.extend_from_slice(bytes.get(entry.value.clone()).unwrap_or_default()),
+        match marker {
+            Some(marker) => out.push(marker),
+            None => out.extend_from_slice(value),
         }
     }
     out.push(b'}');
-    Some(out)
+    out
 }
 
 /// Writes a list answer of the store (`{"data":[...],"meta":{...}}`) as
