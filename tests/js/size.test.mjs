@@ -80,8 +80,9 @@ import { entrySizes, importsOf, moduleGraph } from "../../scripts/size.mjs";
  * aborted or awaited when their time runs out; the "." entry's ready()
  * loading again after a failure; the module kept in a service worker's
  * Cache Storage): +4.6 KB, for which the budget was raised deliberately
- * from 171 to 176 KiB. This budget is what it measured, rounded up to the
- * next KiB.
+ * from 171 to 176 KiB (179,399 bytes after the last read of the change,
+ * which wrote an envelope's markers once). This budget is what it
+ * measured, rounded up to the next KiB.
  */
 const BUDGET_GZIP_BYTES = 176 * 1024;
 
