@@ -42,6 +42,10 @@ pub enum Arg {
     Signal,
     /// Any other object (or a value of another type: a symbol, a bigint).
     Object,
+    /// A value that could not be read: a getter or a `Proxy` threw while it
+    /// was read, or one of the package's objects was freed. Its text names
+    /// it in messages (`"a freed Query"`); no reader accepts it.
+    Unreadable(String),
 }
 
 /// Reads a property of an options argument by its path: `&[]` is the
@@ -62,7 +66,7 @@ impl Arg {
             Arg::Bool(flag) => *flag,
             Arg::Number(number) => *number != 0.0 && !number.is_nan(),
             Arg::Text(text) | Arg::Unpaired(text) => !text.is_empty(),
-            Arg::Array(_) | Arg::Function | Arg::Signal | Arg::Object => true,
+            Arg::Array(_) | Arg::Function | Arg::Signal | Arg::Object | Arg::Unreadable(_) => true,
         }
     }
 
@@ -110,6 +114,7 @@ pub fn describe(value: &Arg) -> String {
         Arg::Array(_) => "an array".into(),
         Arg::Function => "a function".into(),
         Arg::Signal | Arg::Object => "an object".into(),
+        Arg::Unreadable(what) => what.clone(),
     }
 }
 

@@ -209,6 +209,16 @@ impl Drop for Redacting {
     }
 }
 
+/// `text` without the keys [`Redacting`] holds: a message that carries
+/// text from elsewhere (a storage's error).
+pub(crate) fn redacted(text: &str) -> String {
+    let secrets = SECRETS.try_with(|secrets| secrets.borrow().clone());
+    let secrets = secrets.unwrap_or_default();
+    secrets.iter().fold(text.to_owned(), |text, secret| {
+        crate::http::response::scrub(&text, secret)
+    })
+}
+
 /// At most `chars` characters of the start of `text`, without the keys
 /// [`Redacting`] holds (see [`crate::http::response::excerpt`]).
 pub(crate) fn excerpt(text: &str, chars: usize) -> String {
@@ -220,10 +230,7 @@ pub(crate) fn excerpt(text: &str, chars: usize) -> String {
         .chars()
         .take(chars + margin.saturating_mul(12))
         .collect();
-    let scrubbed = secrets.iter().fold(window, |text, secret| {
-        crate::http::response::scrub(&text, secret)
-    });
-    scrubbed.chars().take(chars).collect()
+    redacted(&window).chars().take(chars).collect()
 }
 
 /// The crate's result type.

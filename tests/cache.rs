@@ -1054,6 +1054,26 @@ fn what_a_storage_gave_is_read_and_its_failures_are_told() {
         storage_error("clear", StorageFailure::Late, 7).to_string(),
         "cache storage failed: clear() did not settle within 7 ms"
     );
+    // What a storage threw never carries a live client's key.
+    let held = content_repo::Redacting::new("S3cr3t-Key");
+    let leaked = storage_error(
+        "write",
+        threw(Some("quota exceeded for token S3cr3t-Key"), Some("Error")),
+        5,
+    );
+    assert_eq!(
+        leaked.to_string(),
+        "cache storage failed: write() failed: Error: quota exceeded for token [redacted]"
+    );
+    let described = StorageFailure::Threw {
+        message: None,
+        name: None,
+        described: "\"S3cr3t-Key\"".into(),
+    };
+    assert!(!storage_error("clear", described, 5)
+        .to_string()
+        .contains("S3cr3t"));
+    drop(held);
     let missing = storage_error("load", StorageFailure::Missing, 7);
     assert_eq!(
         (missing.code(), missing.to_string().as_str()),

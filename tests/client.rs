@@ -888,9 +888,18 @@ fn a_course_answers_from_the_cache_or_the_network_as_the_policy_says() {
             race_ms: None
         }
     );
-    let error = c.after(Some(Err(down()))).unwrap_err();
+    let error = c.clone().after(Some(Err(down()))).unwrap_err();
     assert_eq!(error.code(), "not_cached");
     assert!(error.to_string().contains("down"), "{error}");
+    // ...a service that answered (503, 429) is no offline: its error, with
+    // its status, whatever the cache lacks.
+    for status in [429, 503] {
+        let answered = Error::Http {
+            status,
+            message: Some("busy".into()),
+        };
+        assert_eq!(c.clone().after(Some(Err(answered.clone()))), Err(answered));
+    }
     // cache-only with nothing: fails at once with not_cached.
     let mut c = course(Policy::CacheOnly, not_cached(), true);
     let Action::Fail(error) = c.first() else {

@@ -25,8 +25,11 @@ use std::path::{Path, PathBuf};
 /// `src/js/store.js` and records what it made or takes its deliveries back
 /// when JavaScript could not make it, +70 lines; 1,670 until `all` gathered
 /// its pages as JavaScript holds them, objects or text, instead of parsing
-/// them again as one text: +20 lines.)
-const BOUNDARY_BUDGET: usize = 1690;
+/// them again as one text: +20 lines; 1,690 until every read of an argument
+/// that can run the caller's code (a getter, a `Proxy`) was caught, since an
+/// exception unwinding through the module corrupted it: the catching imports
+/// and the readers of `src/wasm/convert.rs`, +65 lines.)
+const BOUNDARY_BUDGET: usize = 1760;
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in fs::read_dir(dir).unwrap() {

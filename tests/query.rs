@@ -152,6 +152,49 @@ fn client_settings_are_validated() {
             "{base:?}"
         );
     }
+    // As URL parsers read them: what `new URL()` refuses, credentials, and
+    // what would be fetched elsewhere than shown (a backslash, dot segments).
+    for base in [
+        "http://user:s3cret@h",
+        "http://user@h",
+        "http://@h",
+        "http://h:99999",
+        "http://h:abc",
+        "http://h:-1",
+        "http://[::1",
+        "http://[x]",
+        "http://[::1]x",
+        "http://h\\evil",
+        "http://h%2F",
+        "http://h%61",
+        "http://h<x>",
+        "http://h^",
+        "http://h|x",
+        "http://h/api/../x",
+        "http://h/%2e/x",
+        "http://h/a/.%2E",
+    ] {
+        let error = ClientConfig::new(base, "r", "k", None).unwrap_err();
+        assert_eq!(error.code(), "invalid_argument", "{base:?}");
+        assert!(!error.to_string().contains("s3cret"), "{error}");
+    }
+    for (base, kept) in [
+        ("http://[::1]:8080/", "http://[::1]:8080"),
+        ("http://h:/", "http://h:"),
+        ("https://h:443/api/v2", "https://h:443/api/v2"),
+        ("http://127.0.0.1:0", "http://127.0.0.1:0"),
+        (
+            "http://bücher.example/a.b/..c",
+            "http://bücher.example/a.b/..c",
+        ),
+    ] {
+        let config = ClientConfig::new(base, "r", "k", None);
+        assert_eq!(
+            config.map(|c| c.base_url().to_owned()),
+            Ok(kept.into()),
+            "{base:?}"
+        );
+    }
     assert_eq!(
         ClientConfig::new("HTTPS://Example.com///", "r", "k", None)
             .unwrap()
@@ -347,6 +390,38 @@ fn parse_reads_the_wire_form_back() {
         );
         assert!(message.contains(target), "{message}");
     }
+}
+
+#[test]
+fn parse_replaces_as_the_setters_do_and_names_what_it_was_given() {
+    let parsed = |text: &str| Query::parse(text).unwrap().to_string();
+    // Levels and fields: the later replaces the earlier, either way.
+    assert_eq!(
+        parsed("includes=2&includes[*.fields.a]=1"),
+        "includes%5B*.fields.a%5D=1"
+    );
+    assert_eq!(parsed("includes[*.fields.a]=1&includes=2"), "includes=2");
+    assert_eq!(
+        parsed("includes[*.fields.a]=1&includes=2&includes[*.fields.b]=1"),
+        "includes%5B*.fields.b%5D=1"
+    );
+    assert_eq!(parsed("limit=5&limit=7"), "limit=7");
+    // An error names the value given, not one it was narrowed to.
+    for (text, shown) in [
+        ("limit=99999999999", "invalid limit 99999999999:"),
+        ("includes=300", "invalid includes 300:"),
+        ("limit=0", "invalid limit 0:"),
+    ] {
+        let message = Query::parse(text).unwrap_err().to_string();
+        assert!(message.starts_with(shown), "{text}: {message}");
+    }
+    // The query of a whole URL (what `client.url()` gives), without its
+    // fragment; a query string keeps a `?` in a value.
+    let url = "https://cms.example.com/v1/blog/documents?limit=3&offset=6#top";
+    assert_eq!(parsed(url), "limit=3&offset=6");
+    assert_eq!(parsed("HTTP://h/v1/r/documents"), "");
+    assert_eq!(parsed("/v1/r/documents?limit=2"), "limit=2");
+    assert_eq!(parsed("search=what?&limit=2"), "limit=2&search=what%3F");
 }
 
 // ------------------------------------------------------------ the JavaScript setters

@@ -457,7 +457,11 @@ pub fn storage_error(method: &str, failure: StorageFailure, timeout_ms: u64) -> 
             described,
         } => {
             let name = name.map(|name| format!("{name}: ")).unwrap_or_default();
-            format!("{method}() failed: {name}{}", message.unwrap_or(described))
+            // What a storage threw may hold anything, the key too.
+            crate::error::redacted(&format!(
+                "{method}() failed: {name}{}",
+                message.unwrap_or(described)
+            ))
         }
         StorageFailure::Late => format!("{method}() did not settle within {timeout_ms} ms"),
         StorageFailure::Missing => {

@@ -205,6 +205,11 @@ impl Machine {
         match outcome {
             Ok(()) => Step::Answer,
             Err(error) if is_network_failure(error) => match &self.cached {
+                // The service answered (429, 5xx): its answer is the error,
+                // with its status; `not_cached` is for a service not reached.
+                Cached::Nothing(_) if matches!(error, Error::Http { .. }) => {
+                    Step::Fail(error.clone())
+                }
                 Cached::Nothing(Error::NotCached { message }) => Step::Fail(Error::NotCached {
                     message: format!("{message} (the request failed: {error})"),
                 }),

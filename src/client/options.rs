@@ -115,7 +115,13 @@ impl ClientOptions {
                 describe(&options)
             )));
         }
-        let base_url = string(&get(&["baseUrl"]), "baseUrl")?;
+        let base_url = get(&["baseUrl"]);
+        if let Arg::Unpaired(_) = base_url {
+            return Err(Error::invalid_argument(
+                "invalid baseUrl: it holds a lone surrogate (not well-formed Unicode)",
+            ));
+        }
+        let base_url = string(&base_url, "baseUrl")?;
         let repository = segment(&get(&["repository"]), "repository")?;
         // Never describe the key's value in a message.
         let api_key = get(&["apiKey"]);

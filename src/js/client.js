@@ -102,7 +102,12 @@ function globalFetch() {
 /** `work`, raced against a timer of `ms` when given (then it settles after `ms` at the latest). */
 function within(work, ms) {
   if (ms === undefined) return work;
-  return Promise.race([work, new Promise((resolve) => setTimeout(resolve, delay(ms)))]);
+  let timer;
+  const timeout = new Promise((resolve) => {
+    timer = setTimeout(resolve, delay(ms));
+  });
+  // Cleared once either settles: a pending timer would keep Node running.
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
 
 /**

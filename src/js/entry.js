@@ -242,8 +242,12 @@ function checkArgs(args, signature, where) {
 }
 
 function claimsToBeOurs(value) {
-  if ("__wbg_ptr" in value) return true;
-  for (const cls of classes.keys()) if (value instanceof cls) return true;
+  try {
+    if ("__wbg_ptr" in value) return true;
+    for (const cls of classes.keys()) if (value instanceof cls) return true;
+  } catch {
+    // A revoked Proxy: the module reads it (its reads are caught) and says so.
+  }
   return false;
 }
 

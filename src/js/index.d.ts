@@ -317,7 +317,7 @@ export class Query {
   /** An empty query: the service's defaults. */
   constructor();
   /**
-   * Reads a query string (with or without `?`) back into a query;
+   * Reads a query string (with or without `?`), or a whole URL's, back into a query;
    * `Query.parse(q.toString())` equals `q`. Throws like the setters.
    */
   static parse(text: string): Query;
@@ -597,9 +597,11 @@ export interface ClientOptions {
    */
   authScheme?: string;
   /**
-   * The time budget of one call in ms, every attempt and retry wait
-   * included; `0` disables it. When it runs out the call rejects with
-   * `timeout` and the pending `fetch` is aborted.
+   * The time budget of one request in ms, every attempt and retry wait
+   * included (each page of `all`, `pages`, `prefetch` and `refresh` is one
+   * request; each call of the cache's storage has a budget of its own, of
+   * the same length); `0` disables it. When it runs out the request rejects
+   * with `timeout` and the pending `fetch` is aborted.
    * @defaultValue `30000`
    */
   timeoutMs?: number;

@@ -276,9 +276,7 @@ impl Query {
     /// Sets `limit`, 1 to 1000.
     pub fn limit(&mut self, limit: u32) -> Result<&mut Self> {
         if !(1..=MAX_LIMIT).contains(&limit) {
-            return Err(Error::invalid_argument(format!(
-                "invalid limit {limit}: expected an integer from 1 to {MAX_LIMIT}"
-            )));
+            return Err(invalid_limit(limit));
         }
         self.limit = Some(limit);
         Ok(self)
@@ -310,9 +308,7 @@ impl Query {
     /// Sets `includes` to a number of levels, 1 to 5.
     pub fn include_levels(&mut self, levels: u8) -> Result<&mut Self> {
         if !(1..=MAX_INCLUDE_LEVELS).contains(&levels) {
-            return Err(Error::invalid_argument(format!(
-                "invalid includes {levels}: expected a number of levels from 1 to {MAX_INCLUDE_LEVELS}"
-            )));
+            return Err(invalid_levels(levels));
         }
         self.includes = Some(Includes::Levels(levels));
         Ok(self)
@@ -521,9 +517,11 @@ impl Query {
         pairs
     }
 
-    /// Reads a query string (with or without `?`) back into a query,
+    /// Reads a query string (with or without `?`), or the query of a whole
+    /// URL (`http:`, `https:`, or a path from `/`), back into a query,
     /// validating every parameter as the setters do.
     pub fn parse(text: &str) -> Result<Query> {
+        let text = query_part(text);
         let mut query = Query::new();
         let mut include_tags = Vec::new();
         let mut exclude_tags = Vec::new();
@@ -542,7 +540,7 @@ impl Query {
                 }
                 ("limit", []) => {
                     let limit = parse_integer(&value, "limit")?;
-                    query.limit(u32::try_from(limit).unwrap_or(u32::MAX))?;
+                    query.limit(u32::try_from(limit).map_err(|_| invalid_limit(limit))?)?;
                 }
                 ("offset", []) => {
                     query.offset(parse_integer(&value, "offset")?)?;
@@ -551,8 +549,14 @@ impl Query {
                     query.locale(&value)?;
                 }
                 ("includes", []) => {
+                    // Levels replace the fields read before them, as the
+                    // setters replace each other; fields read after them
+                    // replace them.
                     let levels = parse_integer(&value, "includes")?;
-                    query.include_levels(u8::try_from(levels).unwrap_or(u8::MAX))?;
+                    query.include_levels(
+                        u8::try_from(levels).map_err(|_| invalid_levels(levels))?,
+                    )?;
+                    include_fields.clear();
                 }
                 ("includes", [field]) => {
                     if value != "1" && value != "true" {
@@ -618,6 +622,32 @@ impl Query {
         }
         Ok(query)
     }
+}
+
+/// The query string of `text`: of a whole URL, what its `?` starts, up to
+/// a `#`; otherwise `text` itself (a query string may hold a `?`).
+fn query_part(text: &str) -> &str {
+    let scheme = |name: &str| {
+        text.get(..name.len())
+            .is_some_and(|start| start.eq_ignore_ascii_case(name))
+    };
+    if !(text.starts_with('/') || scheme("http:") || scheme("https:")) {
+        return text;
+    }
+    let query = text.split_once('?').map_or("", |(_, query)| query);
+    query.split_once('#').map_or(query, |(query, _)| query)
+}
+
+fn invalid_limit(limit: impl fmt::Display) -> Error {
+    Error::invalid_argument(format!(
+        "invalid limit {limit}: expected an integer from 1 to {MAX_LIMIT}"
+    ))
+}
+
+fn invalid_levels(levels: impl fmt::Display) -> Error {
+    Error::invalid_argument(format!(
+        "invalid includes {levels}: expected a number of levels from 1 to {MAX_INCLUDE_LEVELS}"
+    ))
 }
 
 fn unknown_parameter(name: &str) -> Error {

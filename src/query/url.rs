@@ -98,7 +98,7 @@ pub(crate) fn normalize_base_url(base_url: &str) -> Result<String> {
     let invalid = |why: &str| {
         Error::invalid_argument(format!(
             "invalid baseUrl {}: {why} (expected an absolute http: or https: URL such as \"https://api.example.com\")",
-            quoted(base_url)
+            quoted(&without_credentials(base_url))
         ))
     };
     let lower = base_url.get(..8).unwrap_or(base_url).to_ascii_lowercase();
@@ -122,13 +122,115 @@ pub(crate) fn normalize_base_url(base_url: &str) -> Result<String> {
     if base_url.contains(['?', '#']) {
         return Err(invalid("it must not have a query or fragment"));
     }
-    let host = rest.split('/').next().unwrap_or_default();
-    let host = host.rsplit('@').next().unwrap_or_default();
-    if host.is_empty() || host.starts_with(':') {
-        return Err(invalid("it has no host"));
+    if base_url.bytes().any(|b| b == b'\\') {
+        // A URL parser reads it as `/`: the URL fetched would not be the one shown.
+        return Err(invalid("it must not contain a backslash"));
+    }
+    let (authority, path) = rest.split_once('/').unwrap_or((rest, ""));
+    if authority.bytes().any(|b| b == b'@') {
+        return Err(invalid(
+            "it must not hold credentials (user:password@): the key goes in apiKey",
+        ));
+    }
+    check_authority(authority).map_err(invalid)?;
+    if path.split('/').any(is_dot_segment) {
+        return Err(invalid("its path must not have `.` or `..` segments"));
     }
     let scheme = scheme.to_ascii_lowercase();
     Ok(format!("{scheme}{}", rest.trim_end_matches('/')))
+}
+
+/// `url` with what a `user:password@` before its host would be replaced, for
+/// messages: credentials are never shown.
+fn without_credentials(url: &str) -> String {
+    // (A byte search: `split_once` of a `&str` links the two-way searcher.)
+    let start = url.as_bytes().windows(3).position(|w| w == b"://");
+    let Some((scheme, rest)) = start.and_then(|at| url.split_at_checked(at + 3)) else {
+        return url.to_owned();
+    };
+    let end = rest.bytes().position(|b| b == b'/').unwrap_or(rest.len());
+    let (authority, path) = rest.split_at_checked(end).unwrap_or((rest, ""));
+    match authority.bytes().rposition(|b| b == b'@') {
+        Some(at) => format!(
+            "{scheme}[credentials]{}{path}",
+            authority.get(at..).unwrap_or_default()
+        ),
+        None => url.to_owned(),
+    }
+}
+
+/// Checks a base URL's `host[:port]` as URL parsers read it: a host (an IPv6
+/// address in brackets, or a name without the characters a host cannot
+/// hold), and a port from 0 to 65535 (or none).
+fn check_authority(authority: &str) -> std::result::Result<(), &'static str> {
+    let port = if let Some(inner) = authority.strip_prefix('[') {
+        let (address, after) = inner.split_once(']').ok_or("its IPv6 address has no `]`")?;
+        let hex = |c: char| c.is_ascii_hexdigit() || c == ':' || c == '.';
+        if address.bytes().filter(|&b| b == b':').count() < 2 || !address.chars().all(hex) {
+            return Err("its IPv6 address is not one");
+        }
+        match after {
+            "" => None,
+            _ => Some(
+                after
+                    .strip_prefix(':')
+                    .ok_or("its port must follow a `:`")?,
+            ),
+        }
+    } else {
+        let (host, port) = match authority.split_once(':') {
+            Some((host, port)) => (host, Some(port)),
+            None => (authority, None),
+        };
+        // The host's forbidden characters (the URL standard's), and `%`: a
+        // percent-encoded host is read decoded.
+        let forbidden = |c: char| {
+            matches!(
+                c,
+                '#' | '%' | '/' | ':' | '<' | '>' | '?' | '@' | '[' | ']' | '\\' | '^' | '|'
+            ) || c.is_control()
+        };
+        if host.is_empty() {
+            return Err("it has no host");
+        }
+        if host.chars().any(forbidden) {
+            return Err("its host holds a character a host cannot hold");
+        }
+        port
+    };
+    match port {
+        Some(port) if !port.is_empty() => {
+            let value = port.bytes().try_fold(0u32, |value, b| {
+                let digit = b.wrapping_sub(b'0');
+                (digit < 10 && value <= 65535).then(|| value * 10 + u32::from(digit))
+            });
+            match value {
+                Some(0..=65535) => Ok(()),
+                _ => Err("its port must be a number from 0 to 65535"),
+            }
+        }
+        _ => Ok(()),
+    }
+}
+
+/// `.` or `..` as URL parsers read a path segment (`%2e` is a `.` there).
+fn is_dot_segment(segment: &str) -> bool {
+    match after_dot(segment) {
+        Some("") => true,
+        Some(rest) => after_dot(rest) == Some(""),
+        None => false,
+    }
+}
+
+/// What follows a leading `.` or `%2e` of `text`, if it has one.
+fn after_dot(text: &str) -> Option<&str> {
+    match text.strip_prefix('.') {
+        Some(rest) => Some(rest),
+        None => (text
+            .get(..3)
+            .is_some_and(|head| head.eq_ignore_ascii_case("%2e")))
+        .then(|| text.get(3..).unwrap_or_default()),
+    }
 }
 
 /// Builds `{base}/v1/{repository}/{endpoint}?{query}`; `base` must come from

@@ -10,7 +10,7 @@ use wasm_bindgen::prelude::*;
 use web_sys::AbortSignal;
 
 use super::cache::{has_indexed_db, make_storage, JsClientCache, OfflineCache};
-use super::convert::{self, property, props, take};
+use super::convert::{self, function, property, props, signal};
 use super::task::{iteration, Shared, Task};
 use crate::args::Arg;
 use crate::client::options::{self, ClientOptions, LastRequest, ListCall, Target};
@@ -126,7 +126,7 @@ impl JsClient {
 
 /// The `signal` and `onProgress` of a call's options, if any.
 fn signals(options: &JsValue) -> (Option<AbortSignal>, Option<Function>) {
-    (take(options, "signal"), take(options, "onProgress"))
+    (signal(options, "signal"), function(options, "onProgress"))
 }
 
 #[wasm_bindgen(js_class = Client)]
@@ -143,10 +143,10 @@ impl JsClient {
             let custom = || property(&property(&options, "cache"), "storage");
             let kind = cache.storage.kind().map_or_else(custom, JsValue::from_str);
             storage = make_storage(&kind, &read.storage_name());
-            on_error = take::<Function>(&options, "onCacheError");
+            on_error = function(&options, "onCacheError");
             Rc::new(OfflineCache::new(cache, on_error.clone()))
         });
-        let fetch = take(&options, "fetch");
+        let fetch = function(&options, "fetch");
         let (cached, reconnect) = match &cache {
             Some(cache) => (true, cache.options.refresh_on_reconnect),
             None => (false, false),
@@ -311,7 +311,7 @@ impl JsClient {
         #[wasm_bindgen(unchecked_param_type = "EndpointSpec")] endpoint: JsValue,
         #[wasm_bindgen(unchecked_param_type = "PrefetchOptions | undefined")] options: JsValue,
     ) -> Promise {
-        let query = convert::query(&property(&options, "query"));
+        let query = convert::query_at(&options, "query");
         self.list(ListCall::Prefetch, &endpoint, &query, &options)
     }
 
@@ -329,7 +329,7 @@ impl JsClient {
         )]
         options: JsValue,
     ) -> Promise {
-        let query = convert::query(&property(&options, "query"));
+        let query = convert::query_at(&options, "query");
         self.list(ListCall::Refresh, &endpoint, &query, &options)
     }
 

@@ -7,6 +7,28 @@ use web_sys::AbortSignal;
 
 use crate::args::Arg;
 
+// Every read that may run the caller's code (src/js/read.js) is caught: an
+// exception unwinding through the module's frames would leave them
+// unfinished (objects borrowed, stack lost) until the module trapped.
+#[wasm_bindgen(module = "/src/js/read.js")]
+extern "C" {
+    #[wasm_bindgen(catch, js_name = isArray)]
+    fn is_array(value: &JsValue) -> Result<bool, JsValue>;
+    #[wasm_bindgen(catch)]
+    fn elements(value: &JsValue) -> Result<js_sys::Array, JsValue>;
+    #[wasm_bindgen(catch, js_name = isSignal)]
+    fn is_signal(value: &JsValue) -> Result<bool, JsValue>;
+    #[wasm_bindgen(catch, js_name = queryText)]
+    fn query_text(value: &JsValue) -> Result<String, JsValue>;
+    /// What was thrown, for a message (`TypeError: ...`); never throws.
+    pub(crate) fn thrown(error: &JsValue) -> String;
+}
+
+/// The argument whose reading threw `error`.
+fn unreadable(error: &JsValue) -> Arg {
+    Arg::Unreadable(format!("a value that threw when read ({})", thrown(error)))
+}
+
 /// `value` as an [`Arg`]: an array with its elements (`depth` 1) or without.
 fn convert(value: &JsValue, depth: u8) -> Arg {
     if value.is_undefined() {
@@ -21,16 +43,22 @@ fn convert(value: &JsValue, depth: u8) -> Arg {
         Arg::Number(number)
     } else if let Some(flag) = value.as_bool() {
         Arg::Bool(flag)
-    } else if value.is_array() {
-        let items = (depth > 0).then(|| js_sys::Array::from(value));
-        let items = items.iter().flat_map(js_sys::Array::iter);
-        Arg::Array(items.map(|item| convert(&item, 0)).collect())
     } else if value.is_function() {
         Arg::Function
-    } else if value.is_instance_of::<AbortSignal>() {
-        Arg::Signal
     } else {
-        Arg::Object
+        match is_array(value) {
+            Ok(true) if depth == 0 => Arg::Array(Vec::new()),
+            Ok(true) => match elements(value) {
+                Ok(items) => Arg::Array(items.iter().map(|item| convert(&item, 0)).collect()),
+                Err(error) => unreadable(&error),
+            },
+            Ok(false) => match is_signal(value) {
+                Ok(true) => Arg::Signal,
+                Ok(false) => Arg::Object,
+                Err(error) => unreadable(&error),
+            },
+            Err(error) => unreadable(&error),
+        }
     }
 }
 
@@ -44,35 +72,71 @@ pub(crate) fn describe(value: &JsValue) -> String {
     crate::args::describe(&convert(value, 0))
 }
 
+/// Whether `value` is an array (`false` when reading it throws).
+pub(crate) fn array(value: &JsValue) -> bool {
+    is_array(value).unwrap_or(false)
+}
+
 /// A query argument: one of the package's `Query` objects is read through
 /// its canonical string (it cannot be borrowed across the boundary without
 /// being moved), which parses back to an equal query.
 pub(crate) fn query(value: &JsValue) -> Arg {
-    if value.is_object() && property(value, "__wbg_ptr").as_f64().is_some() {
-        return Arg::Text(js_sys::Object::from(value.clone()).to_string().into());
+    if !value.is_object() {
+        return arg(value);
     }
-    arg(value)
+    match read(value, "__wbg_ptr").map(|pointer| pointer.as_f64()) {
+        Ok(Some(0.0)) => Arg::Unreadable("a freed Query".into()),
+        Ok(Some(_)) => query_text(value).map_or_else(|error| unreadable(&error), Arg::Text),
+        Ok(None) => arg(value),
+        Err(error) => error,
+    }
+}
+
+/// The query argument at `key` of an options object.
+pub(crate) fn query_at(options: &JsValue, key: &str) -> Arg {
+    read(options, key).map_or_else(|error| error, |value| query(&value))
 }
 
 /// The reader of `value`'s properties by path, for the core's option
 /// readers (`crate::args::Props`).
 pub(crate) fn props(value: &JsValue) -> impl Fn(&[&str]) -> Arg + '_ {
     move |path| {
-        arg(&path
-            .iter()
-            .fold(value.clone(), |at, key| property(&at, key)))
+        let mut at = value.clone();
+        for key in path {
+            match read(&at, key) {
+                Ok(next) => at = next,
+                Err(error) => return error,
+            }
+        }
+        arg(&at)
     }
 }
 
-/// Reads `key` of an options object (absent when `object` is not one).
-pub(crate) fn property(object: &JsValue, key: &str) -> JsValue {
+/// Reads `key` of an options object (absent when `object` is not one); an
+/// exception is the [`Arg::Unreadable`] it makes.
+fn read(object: &JsValue, key: &str) -> Result<JsValue, Arg> {
     if !object.is_object() {
-        return JsValue::UNDEFINED;
+        return Ok(JsValue::UNDEFINED);
     }
-    js_sys::Reflect::get(object, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
+    js_sys::Reflect::get(object, &JsValue::from_str(key)).map_err(|error| unreadable(&error))
 }
 
-/// Reads `key` of `object` as a `T` (a function, a signal), if it is one.
-pub(crate) fn take<T: JsCast>(object: &JsValue, key: &str) -> Option<T> {
-    property(object, key).dyn_into().ok()
+/// Reads `key` of an options object (absent when `object` is not one, or
+/// reading it throws: the core's readers of the same options report that).
+pub(crate) fn property(object: &JsValue, key: &str) -> JsValue {
+    read(object, key).unwrap_or(JsValue::UNDEFINED)
+}
+
+/// The function at `key` of an options object, if it is one.
+pub(crate) fn function(object: &JsValue, key: &str) -> Option<js_sys::Function> {
+    let value = property(object, key);
+    value.is_function().then(|| value.unchecked_into())
+}
+
+/// The `AbortSignal` at `key` of an options object, if it is one.
+pub(crate) fn signal(object: &JsValue, key: &str) -> Option<AbortSignal> {
+    let value = property(object, key);
+    is_signal(&value)
+        .unwrap_or(false)
+        .then(|| value.unchecked_into())
 }

@@ -19,11 +19,12 @@ use crate::error::{Error, Result};
 
 #[wasm_bindgen(module = "/src/js/local.js")]
 extern "C" {
-    #[wasm_bindgen(js_name = listDocuments)]
-    fn list_documents(value: &JsValue) -> JsValue;
+    #[wasm_bindgen(catch, js_name = listDocuments)]
+    fn list_documents(value: &JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(catch, js_name = sortRows)]
     fn sort_rows(documents: &JsValue, paths: Vec<String>) -> Result<JsValue, JsValue>;
-    fn permute(documents: &JsValue, order: Vec<u32>) -> JsValue;
+    #[wasm_bindgen(catch)]
+    fn permute(documents: &JsValue, order: Vec<u32>) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(catch, js_name = listJson)]
     fn list_json(value: &JsValue, order: Option<Vec<u32>>) -> Result<JsValue, JsValue>;
 }
@@ -36,7 +37,7 @@ pub(crate) fn from_json_text(text: &str) -> Result<JsValue> {
 
 /// What `JSON.stringify` threw, as an error.
 fn not_serializable(error: JsValue) -> Error {
-    local::not_serializable(&String::from(js_sys::Error::from(error).message()))
+    local::not_serializable(&convert::thrown(&error))
 }
 
 /// The JSON text of a list (or a document), with only the documents at
@@ -55,12 +56,12 @@ pub fn sort_documents(
     #[wasm_bindgen(unchecked_param_type = "Document[]")] documents: JsValue,
     #[wasm_bindgen(unchecked_param_type = "Query | string | null | undefined")] query: JsValue,
 ) -> Result<JsValue, JsValue> {
-    if !documents.is_array() {
+    if !convert::array(&documents) {
         return Err(not_a_list(&describe(&documents)).into());
     }
     let sort = LocalSort::new(&options::query(&convert::query(&query))?.unwrap_or_default());
     let rows = sort_rows(&documents, sort.paths()).map_err(not_serializable)?;
-    Ok(permute(&documents, sort.order(&arg(&rows))?))
+    permute(&documents, sort.order(&arg(&rows))?).map_err(|error| not_serializable(error).into())
 }
 
 /// Applies a field selection such as `"title, author/name"` (SPEC section
@@ -90,7 +91,7 @@ pub fn apply_query(
     #[wasm_bindgen(unchecked_param_type = "DocumentList")] list_or_documents: JsValue,
     #[wasm_bindgen(unchecked_param_type = "Query | string | null | undefined")] query: JsValue,
 ) -> Result<JsValue, JsValue> {
-    let documents = list_documents(&list_or_documents);
+    let documents = list_documents(&list_or_documents).map_err(not_serializable)?;
     if documents.is_undefined() {
         return Err(not_a_list(&describe(&list_or_documents)).into());
     }

@@ -161,7 +161,7 @@ impl JsQuery {
         (self.text.get_or_init(|| self.inner.to_string())).clone()
     }
 
-    /// Reads a query string (with or without `?`) back into a `Query`;
+    /// Reads a query string (with or without `?`), or a whole URL's, back into a `Query`;
     /// `Query.parse(q.toString())` equals `q`. Throws like the setters, e.g.
     /// `invalid_sort` for more than 32 distinct sort keys.
     pub fn parse(

@@ -490,3 +490,70 @@ test("one list of error codes: src/error.rs, the .d.ts and the README agree, not
   const errors = readme.slice(readme.indexOf("## Errors"));
   for (const code of fromRust) assert.match(errors, new RegExp("\\| `" + code + "` \\|"), `README lists ${code}`);
 });
+
+test("a getter or Proxy that throws while an argument is read is an invalid_argument, thousands of times, and nothing is left stuck", async () => {
+  // An array whose element getter throws, a revoked Proxy, an options object
+  // whose getter throws, a freed Query inside options: each read runs the
+  // caller's code inside the module. Before, the exception unwound through
+  // the module: the receiver stayed borrowed ("recursive use of an object"),
+  // and after some hundreds of calls every call trapped (memory access out
+  // of bounds).
+  const evil = ["tag"];
+  Object.defineProperty(evil, 0, {
+    get() {
+      throw new Error("boom");
+    },
+  });
+  const { proxy: revoked, revoke } = Proxy.revocable({}, {});
+  revoke();
+  const throwing = {
+    get contentType() {
+      throw new TypeError("getter");
+    },
+  };
+  const freed = new Query();
+  freed.free();
+  const client = new Client({
+    baseUrl: "http://127.0.0.1:9",
+    repository: "r",
+    apiKey: "k",
+    retries: 0,
+    fetch: async () => new Response('{"data":[]}'),
+    cache: { storage: "memory" },
+  });
+  const query = new Query().limit(2);
+  const store = new DocumentStore();
+  store.putJson('[{"fields":{"a":1},"meta":{"id":"1"}}]');
+  const calls = [
+    ["includeTags", () => query.includeTags(evil), "value that threw when read (Error: boom)"],
+    ["filter", () => query.filter({ field: revoked, op: "equal", value: "x" }), "Cannot perform"],
+    ["limit", () => query.limit(revoked), "threw when read"],
+    ["store.query", () => store.query(null, throwing), "TypeError: getter"],
+    ["sortDocuments", () => sortDocuments(revoked), "documents"],
+    ["client.get", () => client.get(evil), "Error: boom"],
+    ["client.documents", () => client.documents(undefined, { get signal() { throw new Error("sig"); } }), "Error: sig"],
+    ["prefetch", () => client.prefetch("documents", { query: freed }), "a freed Query"],
+    ["refresh", () => client.refresh("documents", { query: revoked }), "Cannot perform"],
+  ];
+  for (const [name, call, says] of calls) {
+    for (let i = 0; i < 2500; i++) {
+      let result;
+      try {
+        result = call();
+      } catch (error) {
+        result = Promise.reject(error);
+      }
+      assert.ok(result instanceof Promise, `${name} gave no error`);
+      const error = await errorOf(() => result);
+      assert.ok(error instanceof ContentRepoError, `${name}: ${error?.constructor?.name}: ${error?.message}`);
+      assert.equal(error.code, "invalid_argument", `${name}: ${error.message}`);
+      if (i === 0) assert.ok(error.message.includes(says), `${name}: ${error.message}`);
+    }
+  }
+  // Every receiver still works, and so does the module.
+  assert.equal(query.limit(5).toString(), "limit=5");
+  assert.equal(store.query(null).data.length, 1);
+  assert.equal((await client.documents()).source, "network");
+  assert.equal(new Query().limit(3).toString(), "limit=3");
+  client.free();
+});

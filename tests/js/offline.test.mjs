@@ -651,3 +651,88 @@ test("a cache miss while the network fails is not_cached under every policy, nam
     await assert.rejects(c.collection("authors"), (e) => e.code === "not_cached" && /not complete/.test(e.message) && /request failed/.test(e.message), policy);
   }
 });
+
+test("a storage's error never carries the API key: onCacheError, the default console.warn and a rejected clear()", async () => {
+  const key = "S3cr3t-Key_123";
+  const failing = {
+    load: async () => [],
+    write: async () => {
+      throw new Error(`QuotaExceeded while writing for token ${key}`);
+    },
+    clear: async () => {
+      throw new Error(`cannot clear the store of ${key}`);
+    },
+  };
+  const reported = [];
+  const options = (extra) => ({
+    baseUrl: "http://127.0.0.1:9",
+    repository: "r",
+    apiKey: key,
+    retries: 0,
+    fetch: async () => new Response('{"data":[{"fields":{},"meta":{"id":"1","revision":1}}]}'),
+    cache: { storage: failing },
+    ...extra,
+  });
+  const client = new sdk.Client(options({ onCacheError: (error) => reported.push(error) }));
+  await client.documents();
+  const cleared = await client.cache.clear().then(() => null, (error) => error);
+  assert.ok(reported.length >= 1 && cleared !== null);
+  for (const error of [...reported, cleared]) {
+    assert.equal(error.code, "storage");
+    assert.ok(!error.message.includes(key) && !String(error).includes(key), error.message);
+    assert.ok(error.message.includes("[redacted]"), error.message);
+  }
+  client.free();
+  // Without onCacheError: what console.warn prints.
+  const warned = [];
+  const warn = console.warn;
+  console.warn = (...args) => warned.push(args.map(String).join(" "));
+  try {
+    const quiet = new sdk.Client(options({}));
+    await quiet.documents();
+    quiet.free();
+  } finally {
+    console.warn = warn;
+  }
+  assert.ok(warned.length >= 1);
+  for (const line of warned) assert.ok(!line.includes(key), line);
+});
+
+test("under a cache that cannot answer, a service's 503 is its http error (status), an unreachable one not_cached", async () => {
+  const make = (fetch) =>
+    new sdk.Client({ baseUrl: "http://127.0.0.1:9", repository: "r", apiKey: "k", retries: 0, fetch, cache: { storage: "memory" } });
+  const busy = make(async () => new Response('{"message":"busy"}', { status: 503 }));
+  const error = await busy.documents().then(() => null, (e) => e);
+  assert.equal(error?.code, "http", error?.message);
+  assert.equal(error.status, 503);
+  const down = make(async () => {
+    throw new TypeError("fetch failed");
+  });
+  const offline = await down.documents().then(() => null, (e) => e);
+  assert.equal(offline?.code, "not_cached", offline?.message);
+  busy.free();
+  down.free();
+});
+
+test("a request raced against networkTimeoutMs leaves no timer behind: Node exits when the work is done", async () => {
+  const { execFile } = await import("node:child_process");
+  const source = `
+    const { Client } = await import(${JSON.stringify(new URL("../../pkg/node/index.js", import.meta.url).href)});
+    const client = new Client({
+      baseUrl: "http://127.0.0.1:9", repository: "r", apiKey: "k",
+      fetch: async () => new Response('{"data":[{"fields":{},"meta":{"id":"1","revision":1}}]}'),
+      cache: { storage: "memory", networkTimeoutMs: 60000 },
+    });
+    await client.documents();
+    const raced = await client.documents(); // the cache can answer: raced
+    console.log(raced.source);
+  `;
+  const started = Date.now();
+  const stdout = await new Promise((resolve, reject) => {
+    execFile(process.execPath, ["--input-type=module", "-e", source], { timeout: 30_000 }, (error, out) =>
+      error ? reject(error) : resolve(out),
+    );
+  });
+  assert.equal(stdout.trim(), "network");
+  assert.ok(Date.now() - started < 20_000, `the process ran ${Date.now() - started} ms`);
+});

@@ -1,0 +1,28 @@
+// What the module reads of a JavaScript argument that may run the caller's
+// code (a getter, a Proxy's trap, a revoked Proxy, `toString`). Each is
+// imported with `catch` (src/wasm/convert.rs): an exception comes back to the
+// module as a value instead of unwinding through it, which would leave its
+// Rust frames unfinished (objects still borrowed, stack space lost) until the
+// module trapped.
+
+/** `Array.isArray(value)` (throws for a revoked Proxy). */
+export const isArray = (value) => Array.isArray(value);
+
+/** The elements of an array, copied into a plain array. */
+export const elements = (value) => Array.from(value);
+
+/** Whether `value` is an `AbortSignal`. */
+export const isSignal = (value) => typeof AbortSignal === "function" && value instanceof AbortSignal;
+
+/** The query string of one of the package's `Query` objects. */
+export const queryText = (value) => String(value);
+
+/** What was thrown, for a message (`TypeError: ...`); never throws. */
+export function thrown(error) {
+  try {
+    const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    return text.length > 120 ? `${text.slice(0, 120)}…` : text;
+  } catch {
+    return "an exception";
+  }
+}
