@@ -190,6 +190,13 @@ fn error_bodies_give_the_service_message_without_the_key() {
     assert_eq!(echoed.to_string(), "HTTP 400: bad key [redacted]");
     let long = format!(r#"{{"message":"{}"}}"#, "x".repeat(1000));
     assert!(http_error(500, &long, "k").to_string().len() < 400);
+    // Control characters cannot forge a log line or drive a terminal.
+    let forged = http_error(
+        400,
+        r#"{"message":"bad\r\nINFO all fine\u001b[2J\u0000\u0085end"}"#,
+        "k3y",
+    );
+    assert_eq!(forged.to_string(), "HTTP 400: bad  INFO all fine [2J  end");
 }
 
 #[test]

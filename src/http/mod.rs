@@ -66,6 +66,14 @@ impl ClientConfig {
         check_header_text(api_key, "apiKey")?;
         let auth_scheme = auth_scheme.unwrap_or_default();
         check_header_text(auth_scheme, "authScheme")?;
+        // `fetch` trims a header's value: the service would get another key.
+        let header = [auth_scheme.as_bytes(), api_key.as_bytes()].concat();
+        if header.first() == Some(&b' ') || header.last() == Some(&b' ') {
+            return Err(Error::invalid_argument(
+                "the Authorization header (authScheme, then apiKey) must not start or end with a \
+                 space: fetch would drop it, and send another key",
+            ));
+        }
         Ok(ClientConfig {
             base_url,
             repository: repository.to_owned(),

@@ -284,6 +284,13 @@ pub fn http_error(status: u16, body: &str, secret: &str) -> Error {
                 .or_else(|| message_at(bytes, start, &[b"error"], 0))
         })
         .flatten()
+        // Control characters (line breaks, escape sequences) would forge
+        // lines in a log or a terminal: each is a space.
+        .map(|text| {
+            text.chars()
+                .map(|c| if c.is_control() { ' ' } else { c })
+                .collect::<String>()
+        })
         .map(|text| excerpt(&text, secret, MESSAGE_CHARS));
     Error::Http { status, message }
 }

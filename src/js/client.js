@@ -255,8 +255,21 @@ function get(io, task, retry, signal) {
     io.inflight.set(key, entry);
   } else {
     entry.sharers.push(task);
+    return entry.run.catch((error) => {
+      throw own(error);
+    });
   }
   return entry.run;
+}
+
+/** A copy of a shared call's error, so that each caller has its own (as its own answer). */
+function own(error) {
+  if (!(error instanceof Error)) return error;
+  const copy = Object.create(Object.getPrototypeOf(error));
+  for (const key of Reflect.ownKeys(error)) {
+    Object.defineProperty(copy, key, Reflect.getOwnPropertyDescriptor(error, key));
+  }
+  return copy;
 }
 
 /**

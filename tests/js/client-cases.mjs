@@ -250,6 +250,17 @@ export const cases = {
     // After settling, a new call sends a new request.
     await c.collection("authors", "limit=2");
     equal((await apiRequests(env)).length, 3, "nothing is cached by deduplication");
+    // A shared failure: each caller gets its own error, the same in all but identity.
+    await env.control.reset();
+    await env.control.script({ responses: [{ status: 404, delayMs: 200, body: { message: "gone" } }] });
+    const [first, second] = await Promise.all([
+      rejects(c.collection("authors", "limit=4"), "http", "a shared 404"),
+      rejects(c.collection("authors", "limit=4"), "http", "a shared 404"),
+    ]);
+    check(first !== second, "each caller gets its own error");
+    equal([second.status, second.message], [first.status, first.message], "the same error");
+    check(second instanceof sdk.ContentRepoError, "a ContentRepoError");
+    equal((await apiRequests(env)).length, 1, "one request for both");
   },
 
   async "bodies that are not the JSON expected are decode errors with an excerpt"(sdk, env) {
