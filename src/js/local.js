@@ -44,7 +44,14 @@ function holdsInfinity(value, budget) {
  * are there.
  */
 export function exactJson(value) {
-  const text = JSON.stringify(value);
+  let text;
+  try {
+    text = JSON.stringify(value);
+  } catch (error) {
+    // Deeper than its recursion goes (JSON.parse gives such values).
+    if (error instanceof RangeError) return deepJson(value);
+    throw error;
+  }
   // (Each value written takes a character of the text at least, but for
   // keys whose value is not written: twice its length is ample.)
   if (typeof text !== "string" || !text.includes("null") || !holdsInfinity(value, 2 * text.length + 2)) return text;
@@ -52,6 +59,74 @@ export function exactJson(value) {
   if (!exact.includes(tag)) return text;
   return exact.replaceAll(POSITIVE, "1e400").replaceAll(NEGATIVE, "-1e400");
 }
+/** What `JSON.stringify` reads of a property's value: `toJSON`'s, a boxed primitive's. */
+function jsonValue(value, key) {
+  if (value !== null && (typeof value === "object" || typeof value === "bigint") && typeof value.toJSON === "function") {
+    value = value.toJSON(key);
+  }
+  if (typeof value !== "object" || value === null) return value;
+  for (const [Box, unbox] of BOXES) {
+    try {
+      unbox.call(value); // throws unless `value` is such a box
+    } catch {
+      continue;
+    }
+    return Box === Boolean || Box === BigInt ? unbox.call(value) : Box(value);
+  }
+  return value;
+}
+const BOXES = [Number, String, Boolean, BigInt].map((Box) => [Box, Box.prototype.valueOf]);
+
+/**
+ * `exactJson` without recursion, for values nested deeper than
+ * `JSON.stringify` goes: the same text, step by step as the standard
+ * writes it (`toJSON`, boxed primitives, skipped and `null` values, a cycle
+ * or a `BigInt` a `TypeError`), Infinity as 1e400.
+ */
+function deepJson(root) {
+  const out = [];
+  const frames = [];
+  const inside = new Set();
+  const writes = (v) => v === null || (typeof v !== "undefined" && typeof v !== "function" && typeof v !== "symbol");
+  const write = (v) => {
+    if (typeof v === "number") out.push(Number.isFinite(v) || Number.isNaN(v) ? JSON.stringify(v) : v > 0 ? "1e400" : "-1e400");
+    else if (typeof v !== "object" || v === null) out.push(JSON.stringify(v)); // (a BigInt throws)
+    else {
+      if (inside.has(v)) throw new TypeError("Converting circular structure to JSON");
+      inside.add(v);
+      const array = Array.isArray(v);
+      out.push(array ? "[" : "{");
+      frames.push({ v, array, keys: array ? undefined : Object.keys(v), length: array ? v.length : 0, at: 0 });
+    }
+  };
+  const first = jsonValue(root, "");
+  if (!writes(first)) return undefined;
+  write(first);
+  while (frames.length > 0) {
+    const frame = frames[frames.length - 1];
+    if (frame.at === (frame.array ? frame.length : frame.keys.length)) {
+      out.push(frame.array ? "]" : "}");
+      inside.delete(frame.v);
+      frames.pop();
+      continue;
+    }
+    const key = frame.array ? String(frame.at) : frame.keys[frame.at];
+    frame.at += 1;
+    const v = jsonValue(frame.v[key], key);
+    if (frame.array) {
+      if (frame.at > 1) out.push(",");
+      if (writes(v)) write(v);
+      else out.push("null");
+    } else if (writes(v)) {
+      // (A member whose value is not written is left out, comma and all.)
+      out.push(frame.wrote ? "," : "", JSON.stringify(key), ":");
+      frame.wrote = true;
+      write(v);
+    }
+  }
+  return out.join("");
+}
+
 const isObject = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** The documents of a list (an array, or `data` of an envelope), or undefined. */
