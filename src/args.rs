@@ -66,7 +66,21 @@ impl Arg {
             Arg::Bool(flag) => *flag,
             Arg::Number(number) => *number != 0.0 && !number.is_nan(),
             Arg::Text(text) | Arg::Unpaired(text) => !text.is_empty(),
-            Arg::Array(_) | Arg::Function | Arg::Signal | Arg::Object | Arg::Unreadable(_) => true,
+            Arg::Array(_) | Arg::Function | Arg::Signal | Arg::Object => true,
+            // (Its readers refuse it: see [`Arg::flag`].)
+            Arg::Unreadable(_) => false,
+        }
+    }
+
+    /// A flag, `what` named in the error: whether JavaScript takes it for
+    /// `true`; `invalid_argument` for a value that could not be read (its
+    /// getter threw), never a guess.
+    pub fn flag(&self, what: &str) -> crate::error::Result<bool> {
+        match self {
+            Arg::Unreadable(text) => Err(crate::error::Error::invalid_argument(format!(
+                "{what}: got {text}"
+            ))),
+            _ => Ok(self.is_truthy()),
         }
     }
 

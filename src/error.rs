@@ -230,7 +230,11 @@ pub(crate) fn excerpt(text: &str, chars: usize) -> String {
         .chars()
         .take(chars + margin.saturating_mul(12))
         .collect();
-    redacted(&window).chars().take(chars).collect()
+    redacted(&window)
+        .chars()
+        .take(chars)
+        .map(crate::http::response::printable)
+        .collect()
 }
 
 /// The crate's result type.

@@ -197,6 +197,16 @@ fn error_bodies_give_the_service_message_without_the_key() {
         "k3y",
     );
     assert_eq!(forged.to_string(), "HTTP 400: bad  INFO all fine [2J  end");
+    // Nor can a line or paragraph separator, or a bidirectional override, in
+    // a message or a decode error's excerpt.
+    let reordered = http_error(400, r#"{"message":"a\u2028b\u2029c\u202ed\u2066e"}"#, "k3y");
+    assert_eq!(reordered.to_string(), "HTTP 400: a b c d e");
+    let Err(content_repo::Error::Decode { excerpt, .. }) =
+        check("x\r\ny\u{2028}z\u{1b}[0m", Expect::List, "k3y")
+    else {
+        panic!("not a decode error")
+    };
+    assert_eq!(excerpt, "x  y z [0m");
 }
 
 #[test]

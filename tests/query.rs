@@ -178,6 +178,24 @@ fn client_settings_are_validated() {
         assert_eq!(error.code(), "invalid_argument", "{base:?}");
         assert!(!error.to_string().contains("s3cret"), "{error}");
     }
+    // Credentials in every spelling URL parsers read are never shown.
+    for base in [
+        "http:user:s3cret@h",
+        "http:/user:s3cret@h",
+        "http:///user:s3cret@h",
+        "http:\\\\user:s3cret@h",
+        "ftp://user:s3cret@h",
+        "user:s3cret@h",
+        "http://h /user:s3cret@x",
+    ] {
+        let error = ClientConfig::new(base, "r", "k", None).unwrap_err();
+        let message = error.to_string();
+        assert!(
+            !message.contains("s3cret") && !message.contains("user"),
+            "{message}"
+        );
+        assert!(message.contains("[credentials]@"), "{message}");
+    }
     for (base, kept) in [
         ("http://[::1]:8080/", "http://[::1]:8080"),
         ("http://h:/", "http://h:"),
@@ -422,6 +440,12 @@ fn parse_replaces_as_the_setters_do_and_names_what_it_was_given() {
     assert_eq!(parsed("HTTP://h/v1/r/documents"), "");
     assert_eq!(parsed("/v1/r/documents?limit=2"), "limit=2");
     assert_eq!(parsed("search=what?&limit=2"), "limit=2&search=what%3F");
+    assert_eq!(parsed("http://h/x#a?limit=5"), "");
+    // What only looks like a URL is read as the query string it is, and
+    // refused: never an empty query that drops its terms.
+    for text in ["/limit=5", "https:limit=5", "/"] {
+        assert!(Query::parse(text).is_err(), "{text}");
+    }
 }
 
 // ------------------------------------------------------------ the JavaScript setters

@@ -892,32 +892,3 @@ fn every_store_has_its_own_identity() {
     unique.dedup();
     assert_eq!(unique.len(), ids.len());
 }
-
-#[test]
-fn a_numeric_id_is_keyed_as_javascript_writes_the_number() {
-    // `put(JSON.parse(text))` and `putJson(text)` store under one key: the
-    // number `JSON.parse` reads, as `String(number)` writes it.
-    let mut store = DocumentStore::new();
-    let text = r#"[{"fields":{"n":"a"},"meta":{"id":1.0}},
-                   {"fields":{"n":"b"},"meta":{"id":123456789012345678}},
-                   {"fields":{"n":"c"},"meta":{"id":1e400}},
-                   {"fields":{"n":"d"},"meta":{"id":-2.5e-7}},
-                   {"fields":{"n":"e"},"meta":{"id":1e21}}]"#;
-    assert_eq!(store.put_json(text.into()).unwrap(), 5);
-    for (id, n) in [
-        ("1", "a"),
-        ("123456789012345680", "b"),
-        ("Infinity", "c"),
-        ("-2.5e-7", "d"),
-        ("1e+21", "e"),
-    ] {
-        let found = store.get_json(id).unwrap_or_default();
-        assert!(found.contains(&format!(r#""n":"{n}""#)), "{id}: {found}");
-    }
-    assert!(store.get_json("1.0").is_none() && store.get_json("123456789012345678").is_none());
-    // A string id "1" is the same document as the number 1.
-    store
-        .put_json(r#"{"fields":{"n":"z"},"meta":{"id":"1"}}"#.into())
-        .unwrap();
-    assert_eq!(store.len(), 5);
-}

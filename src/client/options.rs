@@ -223,7 +223,7 @@ impl CacheOptions {
             max_bytes: ms("maxBytes")?
                 .map(|bytes| usize::try_from(u64_from_f64(bytes)).unwrap_or(usize::MAX)),
             max_age_ms: ms("maxAgeMs")?,
-            refresh_on_reconnect: get(&["refreshOnReconnect"]).is_truthy(),
+            refresh_on_reconnect: get(&["refreshOnReconnect"]).flag("cache.refreshOnReconnect")?,
             timeout_ms: 0,
         }))
     }
@@ -255,10 +255,10 @@ pub fn endpoint(get: Props<'_>) -> Result<Endpoint> {
             return Ok(endpoint);
         }
     }
-    if get(&["documents"]).is_truthy() {
+    if get(&["documents"]).flag("endpoint.documents")? {
         return Ok(Endpoint::Documents);
     }
-    if get(&["repository"]).is_truthy() {
+    if get(&["repository"]).flag("endpoint.repository")? {
         return Ok(Endpoint::Repository);
     }
     Err(Error::invalid_argument(format!(

@@ -234,9 +234,8 @@ impl Probe {
 }
 
 /// A document's `meta.id` (the value at `value` of `bytes`) as the store
-/// keys documents: a string decoded (WTF-8), a number as JavaScript writes
-/// the number `JSON.parse` reads (`String(1.0)` is `"1"`), so a document
-/// stored from its text and one stored from its parsed value have one key;
+/// keys documents: a string decoded (WTF-8), a number as written (SPEC §2
+/// compares numeric ids as decimals of any length, never through `f64`);
 /// `None` for any other value, which is no id.
 pub(crate) fn id_at(
     bytes: &[u8],
@@ -247,19 +246,7 @@ pub(crate) fn id_at(
         Some(b'"') => Ok(Some(
             json::string_at(bytes, value.start, scratch)?.0.to_vec(),
         )),
-        Some(b'-' | b'0'..=b'9') => {
-            let text = std::str::from_utf8(bytes.get(value).unwrap_or_default()).unwrap_or("");
-            let number = crate::num::parse_f64(text);
-            let id = match number.is_finite() {
-                true => crate::query::args::number_text(number),
-                false => {
-                    let mut id = String::new();
-                    crate::num::write_f64(&mut id, number);
-                    id
-                }
-            };
-            Ok(Some(id.into_bytes()))
-        }
+        Some(b'-' | b'0'..=b'9') => Ok(Some(bytes.get(value).unwrap_or_default().to_vec())),
         _ => Ok(None),
     }
 }

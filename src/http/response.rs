@@ -238,11 +238,23 @@ pub fn excerpt(text: &str, secret: &str, chars: usize) -> String {
         .nth(chars.saturating_add(margin))
         .map_or(text.len(), |(index, _)| index);
     let scrubbed = scrub(text.get(..window_end).unwrap_or(text), secret);
-    let mut out: String = scrubbed.chars().take(chars).collect();
-    if out.len() < scrubbed.len() || window_end < text.len() {
+    // (Each character that would break or reorder a line of a log is a space.)
+    let mut out: String = scrubbed.chars().take(chars).map(printable).collect();
+    if scrubbed.chars().nth(chars).is_some() || window_end < text.len() {
         out.push('…');
     }
     out
+}
+
+/// `c`, or a space for what would break or reorder a line of a log or a
+/// terminal: control characters (line breaks, escape sequences), the line
+/// and paragraph separators, and the bidirectional overrides and isolates.
+pub(crate) fn printable(c: char) -> char {
+    match c {
+        '\u{2028}' | '\u{2029}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' => ' ',
+        _ if c.is_control() => ' ',
+        _ => c,
+    }
 }
 
 /// A top-level string of the object at `start` named `name`; `"error"` may
@@ -284,13 +296,6 @@ pub fn http_error(status: u16, body: &str, secret: &str) -> Error {
                 .or_else(|| message_at(bytes, start, &[b"error"], 0))
         })
         .flatten()
-        // Control characters (line breaks, escape sequences) would forge
-        // lines in a log or a terminal: each is a space.
-        .map(|text| {
-            text.chars()
-                .map(|c| if c.is_control() { ' ' } else { c })
-                .collect::<String>()
-        })
         .map(|text| excerpt(&text, secret, MESSAGE_CHARS));
     Error::Http { status, message }
 }

@@ -265,7 +265,13 @@ function get(io, task, retry, signal) {
 /** A copy of a shared call's error, so that each caller has its own (as its own answer). */
 function own(error) {
   if (!(error instanceof Error)) return error;
-  const copy = Object.create(Object.getPrototypeOf(error));
+  // A real Error (its internal slot: `structuredClone`, `util.types.isNativeError`) of the same class.
+  let copy;
+  try {
+    copy = Reflect.construct(Error, [], error.constructor);
+  } catch {
+    copy = Object.setPrototypeOf(new Error(), Object.getPrototypeOf(error));
+  }
   for (const key of Reflect.ownKeys(error)) {
     Object.defineProperty(copy, key, Reflect.getOwnPropertyDescriptor(error, key));
   }

@@ -48,8 +48,9 @@ export function exactJson(value) {
   try {
     text = JSON.stringify(value);
   } catch (error) {
-    // Deeper than its recursion goes (JSON.parse gives such values).
-    if (error instanceof RangeError) return deepJson(value);
+    // Deeper than its recursion goes (JSON.parse gives such values):
+    // V8 and JavaScriptCore throw a RangeError, SpiderMonkey an InternalError.
+    if (error instanceof RangeError || error?.name === "InternalError") return deepJson(value);
     throw error;
   }
   // (Each value written takes a character of the text at least, but for
@@ -61,10 +62,19 @@ export function exactJson(value) {
 }
 /** What `JSON.stringify` reads of a property's value: `toJSON`'s, a boxed primitive's. */
 function jsonValue(value, key) {
-  if (value !== null && (typeof value === "object" || typeof value === "bigint") && typeof value.toJSON === "function") {
+  const type = typeof value;
+  if (value !== null && (type === "object" || type === "function" || type === "bigint") && typeof value.toJSON === "function") {
     value = value.toJSON(key);
   }
   if (typeof value !== "object" || value === null) return value;
+  // (A plain object or array is no box: most values, without a throw each.)
+  let proto;
+  try {
+    proto = Object.getPrototypeOf(value);
+  } catch {
+    // A Proxy whose trap throws: the boxes' own test below.
+  }
+  if (proto === Object.prototype || proto === Array.prototype || proto === null) return value;
   for (const [Box, unbox] of BOXES) {
     try {
       unbox.call(value); // throws unless `value` is such a box
@@ -76,6 +86,8 @@ function jsonValue(value, key) {
   return value;
 }
 const BOXES = [Number, String, Boolean, BigInt].map((Box) => [Box, Box.prototype.valueOf]);
+/** `JSON.isRawJSON` where there is one: such a value is written as its text. */
+const isRaw = JSON.isRawJSON;
 
 /**
  * `exactJson` without recursion, for values nested deeper than
@@ -89,7 +101,8 @@ function deepJson(root) {
   const inside = new Set();
   const writes = (v) => v === null || (typeof v !== "undefined" && typeof v !== "function" && typeof v !== "symbol");
   const write = (v) => {
-    if (typeof v === "number") out.push(Number.isFinite(v) || Number.isNaN(v) ? JSON.stringify(v) : v > 0 ? "1e400" : "-1e400");
+    if (isRaw?.(v)) out.push(v.rawJSON);
+    else if (typeof v === "number") out.push(Number.isFinite(v) || Number.isNaN(v) ? JSON.stringify(v) : v > 0 ? "1e400" : "-1e400");
     else if (typeof v !== "object" || v === null) out.push(JSON.stringify(v)); // (a BigInt throws)
     else {
       if (inside.has(v)) throw new TypeError("Converting circular structure to JSON");

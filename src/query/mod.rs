@@ -624,18 +624,21 @@ impl Query {
     }
 }
 
-/// The query string of `text`: of a whole URL, what its `?` starts, up to
-/// a `#`; otherwise `text` itself (a query string may hold a `?`).
+/// The query string of `text`: of a whole URL (`http://`, `https://`, or a
+/// path from `/` with a `?`), what its `?` starts, before any `#`;
+/// otherwise `text` itself (a query string may hold a `?`, and a text such
+/// as `/limit=5` is a query string's mistake, refused as one).
 fn query_part(text: &str) -> &str {
     let scheme = |name: &str| {
         text.get(..name.len())
             .is_some_and(|start| start.eq_ignore_ascii_case(name))
     };
-    if !(text.starts_with('/') || scheme("http:") || scheme("https:")) {
+    let path = text.starts_with('/') && text.bytes().any(|b| b == b'?');
+    if !(path || scheme("http://") || scheme("https://")) {
         return text;
     }
-    let query = text.split_once('?').map_or("", |(_, query)| query);
-    query.split_once('#').map_or(query, |(query, _)| query)
+    let url = text.split_once('#').map_or(text, |(url, _)| url);
+    url.split_once('?').map_or("", |(_, query)| query)
 }
 
 fn invalid_limit(limit: impl fmt::Display) -> Error {

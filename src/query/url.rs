@@ -107,12 +107,12 @@ pub(crate) fn normalize_base_url(base_url: &str) -> Result<String> {
     } else if lower.starts_with("http://") {
         7
     } else {
-        return Err(invalid("the scheme must be http: or https:"));
+        return Err(invalid("it must start with http:// or https://"));
     };
     // The scheme is ASCII: the split is at a character boundary.
     let (scheme, rest) = base_url
         .split_at_checked(scheme_len)
-        .ok_or_else(|| invalid("the scheme must be http: or https:"))?;
+        .ok_or_else(|| invalid("it must start with http:// or https://"))?;
     if base_url
         .chars()
         .any(|c| c.is_control() || c.is_whitespace())
@@ -140,23 +140,22 @@ pub(crate) fn normalize_base_url(base_url: &str) -> Result<String> {
     Ok(format!("{scheme}{}", rest.trim_end_matches('/')))
 }
 
-/// `url` with what a `user:password@` before its host would be replaced, for
-/// messages: credentials are never shown.
+/// `url` for messages: with an `@` anywhere (URL parsers read credentials
+/// in several spellings: `http:user:pass@h`, `http:///user:pass@h`, ...),
+/// what comes between the scheme and the last `@` is not shown.
 fn without_credentials(url: &str) -> String {
-    // (A byte search: `split_once` of a `&str` links the two-way searcher.)
-    let start = url.as_bytes().windows(3).position(|w| w == b"://");
-    let Some((scheme, rest)) = start.and_then(|at| url.split_at_checked(at + 3)) else {
+    let Some(at) = url.bytes().rposition(|b| b == b'@') else {
         return url.to_owned();
     };
-    let end = rest.bytes().position(|b| b == b'/').unwrap_or(rest.len());
-    let (authority, path) = rest.split_at_checked(end).unwrap_or((rest, ""));
-    match authority.bytes().rposition(|b| b == b'@') {
-        Some(at) => format!(
-            "{scheme}[credentials]{}{path}",
-            authority.get(at..).unwrap_or_default()
-        ),
-        None => url.to_owned(),
-    }
+    // The scheme stays when it is one (not a user name before a `:`).
+    let head = ["http:", "https:"]
+        .into_iter()
+        .find(|scheme| {
+            url.get(..scheme.len())
+                .is_some_and(|start| start.eq_ignore_ascii_case(scheme))
+        })
+        .unwrap_or_default();
+    format!("{head}[credentials]{}", url.get(at..).unwrap_or_default())
 }
 
 /// Checks a base URL's `host[:port]` as URL parsers read it: a host (an IPv6

@@ -101,7 +101,9 @@ impl OfflineCache {
     /// Reads one stored entry as storage hands it over (`loadStorage` of
     /// `src/js/storage.js`; text as a string or UTF-8 bytes).
     pub(crate) fn load_entry(&self, key: String, text: JsValue) {
-        self.state.borrow_mut().load_entry(key, utf8_text(text));
+        // (Read before the state is borrowed.)
+        let text = utf8_text(text);
+        self.state.borrow_mut().load_entry(key, text);
     }
 
     /// Ends the load with how the storage's load ended (`Ok`: the number of

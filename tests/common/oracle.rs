@@ -938,55 +938,13 @@ struct Stored {
 
 /// The id, revision and content type the store reads from a document, or
 /// `None` when it refuses it.
-/// `String(JSON.parse(text))` of a JSON number, as ECMAScript's
-/// Number::toString writes it: the shortest digits, plain from 1e-6 to
-/// below 1e21, exponent notation (`1e+21`, `1.5e-7`) elsewhere.
-fn js_string_of_number(text: &str) -> String {
-    let number: f64 = text.parse().unwrap_or(f64::NAN);
-    if number.is_infinite() {
-        return if number > 0.0 {
-            "Infinity"
-        } else {
-            "-Infinity"
-        }
-        .into();
-    }
-    if number == 0.0 {
-        return "0".into();
-    }
-    // `{:e}`: the shortest digits that read back, as d.ddde±x.
-    let scientific = format!("{:e}", number.abs());
-    let (mantissa, exponent) = scientific.split_once('e').unwrap();
-    let exponent: i32 = exponent.parse().unwrap();
-    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
-    let sign = if number < 0.0 { "-" } else { "" };
-    let k = digits.len() as i32;
-    let n = exponent + 1;
-    let body = if (1..=21).contains(&n) && k <= n {
-        format!("{digits}{}", "0".repeat((n - k) as usize))
-    } else if (1..=21).contains(&n) {
-        format!("{}.{}", &digits[..n as usize], &digits[n as usize..])
-    } else if (-5..=0).contains(&n) {
-        format!("0.{}{digits}", "0".repeat((-n) as usize))
-    } else {
-        let rest = if k > 1 {
-            format!(".{}", &digits[1..])
-        } else {
-            String::new()
-        };
-        let e = n - 1;
-        format!("{}{rest}e{}{e}", &digits[..1], if e > 0 { "+" } else { "" })
-    };
-    format!("{sign}{body}")
-}
-
 fn model_document(document: &J, text: &str) -> Option<Stored> {
     let document = document.dedup();
     let J::Obj(_) = document else { return None };
     let meta = document.get("meta");
     let id = match meta.and_then(|meta| meta.get("id")) {
         Some(J::Str(units)) => wtf8(units),
-        Some(J::Num(number)) => js_string_of_number(number).into_bytes(),
+        Some(J::Num(number)) => number.as_bytes().to_vec(),
         _ => return None,
     };
     if id.is_empty() {

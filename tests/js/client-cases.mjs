@@ -260,6 +260,8 @@ export const cases = {
     check(first !== second, "each caller gets its own error");
     equal([second.status, second.message], [first.status, first.message], "the same error");
     check(second instanceof sdk.ContentRepoError, "a ContentRepoError");
+    check(Object.prototype.toString.call(second) === "[object Error]", "a real Error (its internal slot)");
+    equal(structuredClone(second).message, first.message, "cloned as an Error");
     equal((await apiRequests(env)).length, 1, "one request for both");
   },
 

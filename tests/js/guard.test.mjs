@@ -534,6 +534,17 @@ test("a getter or Proxy that throws while an argument is read is an invalid_argu
     ["client.documents", () => client.documents(undefined, { get signal() { throw new Error("sig"); } }), "Error: sig"],
     ["prefetch", () => client.prefetch("documents", { query: freed }), "a freed Query"],
     ["refresh", () => client.refresh("documents", { query: revoked }), "Cannot perform"],
+    // A flag whose getter throws is no `true`: the call is refused, nothing sent.
+    ["endpoint flag", () => client.get({ get documents() { throw new Error("flag"); } }), "Error: flag"],
+    [
+      "refreshOnReconnect",
+      () =>
+        new Client({
+          baseUrl: "http://127.0.0.1:9", repository: "r", apiKey: "k",
+          cache: { storage: "memory", get refreshOnReconnect() { throw new Error("reconnect"); } },
+        }),
+      "Error: reconnect",
+    ],
   ];
   for (const [name, call, says] of calls) {
     for (let i = 0; i < 2500; i++) {

@@ -93,9 +93,12 @@ test("network-first answers from the network, and from the cache when the networ
   // A 4xx is the service's answer, not a network failure: no fallback.
   await control("/__fixture/script", { responses: [{ status: 404 }] });
   await assert.rejects(c.collection("authors", "limit=5"), (e) => e.code === "http" && e.status === 404);
-  // Nothing cached for this query: not_cached, naming the network failure.
+  // Nothing cached for this query: a service that answered 503 is its
+  // http error; one that could not be reached, not_cached, naming why.
   await control("/__fixture/script", { responses: [{ status: 503 }] });
-  await assert.rejects(c.collection("authors", "limit=6"), (e) => e.code === "not_cached" && e.message.includes("503"));
+  await assert.rejects(c.collection("authors", "limit=6"), (e) => e.code === "http" && e.status === 503);
+  await control("/__fixture/script", { responses: [{ kind: "disconnect" }] });
+  await assert.rejects(c.collection("authors", "limit=7"), (e) => e.code === "not_cached" && e.message.includes("network"));
 });
 
 test("cache-first answers from the cache without a request, until maxAgeMs", async () => {
@@ -735,4 +738,47 @@ test("a request raced against networkTimeoutMs leaves no timer behind: Node exit
   });
   assert.equal(stdout.trim(), "network");
   assert.ok(Date.now() - started < 20_000, `the process ran ${Date.now() - started} ms`);
+});
+
+test("a storage that hands over bytes it cannot read, or a console.warn that throws, cannot break the client or the module", async () => {
+  const good = new sdk.Client({
+    baseUrl: "http://127.0.0.1:9", repository: "r", apiKey: "k", retries: 0,
+    fetch: async () => new Response('{"data":[{"fields":{},"meta":{"id":"1","revision":1}}]}'),
+    cache: { storage: "memory" },
+  });
+  const entries = [];
+  for (const [label, bytes] of [
+    ["a length getter that throws", Object.defineProperty(new Uint8Array(4), "length", { get() { throw new Error("length"); } })],
+    ["a Proxy of bytes", new Proxy(new Uint8Array(4), {})],
+  ]) entries.push([`x:${label}`, bytes]);
+  const reported = [];
+  const odd = new sdk.Client({
+    baseUrl: "http://127.0.0.1:9", repository: "r", apiKey: "k", retries: 0,
+    fetch: async () => new Response('{"data":[{"fields":{},"meta":{"id":"1","revision":1}}]}'),
+    cache: { storage: { load: async () => entries, write: async () => {}, clear: async () => {} } },
+    onCacheError: (error) => reported.push(error),
+  });
+  await odd.cache.ready();
+  assert.ok(reported.some((error) => /not \[key, text\] pairs/.test(error.message)), reported.map(String).join("; "));
+  assert.equal((await odd.documents()).source, "network");
+  // Without onCacheError, a failing write is told to console.warn: one that throws.
+  const warn = console.warn;
+  console.warn = () => {
+    throw new Error("no console output in tests");
+  };
+  try {
+    const failing = new sdk.Client({
+      baseUrl: "http://127.0.0.1:9", repository: "r", apiKey: "k", retries: 0,
+      fetch: async () => new Response('{"data":[{"fields":{},"meta":{"id":"1","revision":1}}]}'),
+      cache: { storage: { load: async () => [], write: async () => { throw new Error("full"); }, clear: async () => {} } },
+    });
+    for (let i = 0; i < 3000; i++) assert.equal((await failing.documents(`limit=${(i % 900) + 1}`)).source, "network");
+    failing.free();
+  } finally {
+    console.warn = warn;
+  }
+  assert.equal((await good.documents()).source, "network");
+  assert.equal(new sdk.Query().limit(2).toString(), "limit=2");
+  good.free();
+  odd.free();
 });
