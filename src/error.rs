@@ -214,7 +214,9 @@ impl Drop for Redacting {
 pub(crate) fn redacted(text: &str) -> String {
     let secrets = SECRETS.try_with(|secrets| secrets.borrow().clone());
     let secrets = secrets.unwrap_or_default();
-    secrets.iter().fold(text.to_owned(), |text, secret| {
+    // (Made printable first: see `crate::http::response::excerpt`.)
+    let printable = text.chars().map(crate::http::response::printable).collect();
+    secrets.iter().fold(printable, |text, secret| {
         crate::http::response::scrub(&text, secret)
     })
 }
@@ -230,11 +232,7 @@ pub(crate) fn excerpt(text: &str, chars: usize) -> String {
         .chars()
         .take(chars + margin.saturating_mul(12))
         .collect();
-    redacted(&window)
-        .chars()
-        .take(chars)
-        .map(crate::http::response::printable)
-        .collect()
+    redacted(&window).chars().take(chars).collect()
 }
 
 /// The crate's result type.

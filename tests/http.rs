@@ -207,6 +207,21 @@ fn error_bodies_give_the_service_message_without_the_key() {
         panic!("not a decode error")
     };
     assert_eq!(excerpt, "x  y z [0m");
+    // A key with a space, echoed with a line break or a separator there, is
+    // still redacted (characters are made printable before the key is sought).
+    for echoed in [
+        r#"{"message":"key sk\nlive 1"}"#,
+        r#"{"message":"key sk\u2028live 1"}"#,
+    ] {
+        let error = http_error(401, echoed, "sk live 1");
+        assert_eq!(error.to_string(), "HTTP 401: key [redacted]", "{echoed}");
+    }
+    let Err(content_repo::Error::Decode { excerpt, .. }) =
+        check("sk\tlive 1 <html>", Expect::List, "sk live 1")
+    else {
+        panic!("not a decode error")
+    };
+    assert_eq!(excerpt, "[redacted] <html>");
 }
 
 #[test]

@@ -433,19 +433,24 @@ fn parse_replaces_as_the_setters_do_and_names_what_it_was_given() {
         let message = Query::parse(text).unwrap_err().to_string();
         assert!(message.starts_with(shown), "{text}: {message}");
     }
-    // The query of a whole URL (what `client.url()` gives), without its
-    // fragment; a query string keeps a `?` in a value.
+    // `Query.parse` (`Query::read`) takes the query of a whole URL (what
+    // `client.url()` gives), without its fragment; a query string keeps a
+    // `?` in a value.
+    let read = |text: &str| Query::read(text).unwrap().to_string();
     let url = "https://cms.example.com/v1/blog/documents?limit=3&offset=6#top";
-    assert_eq!(parsed(url), "limit=3&offset=6");
-    assert_eq!(parsed("HTTP://h/v1/r/documents"), "");
-    assert_eq!(parsed("/v1/r/documents?limit=2"), "limit=2");
-    assert_eq!(parsed("search=what?&limit=2"), "limit=2&search=what%3F");
-    assert_eq!(parsed("http://h/x#a?limit=5"), "");
+    assert_eq!(read(url), "limit=3&offset=6");
+    assert_eq!(read("HTTP://h/v1/r/documents"), "");
+    assert_eq!(read("/v1/r/documents?limit=2"), "limit=2");
+    assert_eq!(read("search=what?&limit=2"), "limit=2&search=what%3F");
+    assert_eq!(read("http://h/x#a?limit=5"), "");
     // What only looks like a URL is read as the query string it is, and
     // refused: never an empty query that drops its terms.
     for text in ["/limit=5", "https:limit=5", "/"] {
-        assert!(Query::parse(text).is_err(), "{text}");
+        assert!(Query::read(text).is_err(), "{text}");
     }
+    // A query argument elsewhere is a query string: a URL is refused, never
+    // read with its path ignored.
+    assert!(Query::parse(url).is_err());
 }
 
 // ------------------------------------------------------------ the JavaScript setters

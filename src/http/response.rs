@@ -237,9 +237,17 @@ pub fn excerpt(text: &str, secret: &str, chars: usize) -> String {
         .char_indices()
         .nth(chars.saturating_add(margin))
         .map_or(text.len(), |(index, _)| index);
-    let scrubbed = scrub(text.get(..window_end).unwrap_or(text), secret);
-    // (Each character that would break or reorder a line of a log is a space.)
-    let mut out: String = scrubbed.chars().take(chars).map(printable).collect();
+    // Each character that would break or reorder a line of a log is a space,
+    // before the key is looked for: a key with a space, echoed with a line
+    // break there, is found too.
+    let window: String = text
+        .get(..window_end)
+        .unwrap_or(text)
+        .chars()
+        .map(printable)
+        .collect();
+    let scrubbed = scrub(&window, secret);
+    let mut out: String = scrubbed.chars().take(chars).collect();
     if scrubbed.chars().nth(chars).is_some() || window_end < text.len() {
         out.push('…');
     }

@@ -68,13 +68,8 @@ function jsonValue(value, key) {
   }
   if (typeof value !== "object" || value === null) return value;
   // (A plain object or array is no box: most values, without a throw each.)
-  let proto;
-  try {
-    proto = Object.getPrototypeOf(value);
-  } catch {
-    // A Proxy whose trap throws: the boxes' own test below.
-  }
-  if (proto === Object.prototype || proto === Array.prototype || proto === null) return value;
+  // (By the internal slot, whatever the prototype: a throw for each box a
+  // value is not. This path is for values too deep for JSON.stringify only.)
   for (const [Box, unbox] of BOXES) {
     try {
       unbox.call(value); // throws unless `value` is such a box
@@ -102,14 +97,18 @@ function deepJson(root) {
   const writes = (v) => v === null || (typeof v !== "undefined" && typeof v !== "function" && typeof v !== "symbol");
   const write = (v) => {
     if (isRaw?.(v)) out.push(v.rawJSON);
+    // (Not JSON.stringify(v) for a BigInt: it would call BigInt.prototype.toJSON again.)
+    else if (typeof v === "bigint") throw new TypeError("Do not know how to serialize a BigInt");
     else if (typeof v === "number") out.push(Number.isFinite(v) || Number.isNaN(v) ? JSON.stringify(v) : v > 0 ? "1e400" : "-1e400");
-    else if (typeof v !== "object" || v === null) out.push(JSON.stringify(v)); // (a BigInt throws)
+    else if (typeof v !== "object" || v === null) out.push(JSON.stringify(v));
     else {
       if (inside.has(v)) throw new TypeError("Converting circular structure to JSON");
       inside.add(v);
       const array = Array.isArray(v);
       out.push(array ? "[" : "{");
-      frames.push({ v, array, keys: array ? undefined : Object.keys(v), length: array ? v.length : 0, at: 0 });
+      // (The length as the standard reads it: ToLength.)
+      const length = array ? Math.min(Math.max(Math.trunc(Number(v.length)) || 0, 0), Number.MAX_SAFE_INTEGER) : 0;
+      frames.push({ v, array, keys: array ? undefined : Object.keys(v), length, at: 0 });
     }
   };
   const first = jsonValue(root, "");

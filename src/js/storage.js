@@ -218,11 +218,8 @@ export async function loadStorage(storage, onEntry, ms) {
   let open = true;
   let bad = 0;
   const take = (key, value) => {
-    // Bytes only as a real Uint8Array (no Proxy: `isView` reads the internal
-    // slot) with its own `length`: the module reads them without catching.
-    const bytes = () => ArrayBuffer.isView(value) && value instanceof Uint8Array && !Object.hasOwn(value, "length");
-    if (typeof key === "string" && (typeof value === "string" || bytes())) {
-      if (open) onEntry(key, value);
+    if (typeof key === "string" && (typeof value === "string" || isBytes(value))) {
+      if (open) onEntry(key, typeof value === "string" ? value : plainBytes(value));
     } else bad++;
   };
   // The storage's `loadEach` when it has one ([3]: it has not), `load()` otherwise.
@@ -230,12 +227,34 @@ export async function loadStorage(storage, onEntry, ms) {
   if (outcome[0] === 3) {
     outcome = await callStorage(storage, "load", [], ms);
     const entries = outcome[0] === 0 ? outcome[1] : null;
-    if (entries != null && typeof entries[Symbol.iterator] !== "function") bad++;
-    else if (entries != null) for (const entry of entries) Array.isArray(entry) ? take(entry[0], entry[1]) : bad++;
+    try {
+      if (entries != null && typeof entries[Symbol.iterator] !== "function") bad++;
+      else if (entries != null) for (const entry of entries) Array.isArray(entry) ? take(entry[0], entry[1]) : bad++;
+    } catch (error) {
+      // Entries that throw as they are read (an iterator, a getter): the
+      // load failed, as when load() throws.
+      outcome = [1, stringField(error, "message"), stringField(error, "name"), error];
+    }
   }
   open = false;
   return outcome[0] === 0 ? [0, bad] : outcome;
 }
+
+// The name a typed array has by its internal slot (`undefined` for anything
+// else, a Proxy included): no getter or trap of the value runs.
+const typedArrayName = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), Symbol.toStringTag).get;
+
+/** Whether `value` is a Uint8Array, by its internal slot. */
+const isBytes = (value) => typedArrayName.call(value) === "Uint8Array";
+
+/**
+ * Bytes the module can read without running a getter of theirs (it reads
+ * them without catching): as they are when they are a plain Uint8Array, a
+ * copy (made from the internal slots) when a subclass or an own property
+ * could answer `length` or `buffer` otherwise.
+ */
+const plainBytes = (value) =>
+  Object.getPrototypeOf(value) === Uint8Array.prototype && !Object.hasOwn(value, "length") ? value : new Uint8Array(value);
 
 /** A string property of `value`, or undefined (also when reading it throws). */
 function stringField(value, key) {

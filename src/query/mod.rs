@@ -517,11 +517,17 @@ impl Query {
         pairs
     }
 
-    /// Reads a query string (with or without `?`), or the query of a whole
-    /// URL (`http:`, `https:`, or a path from `/`), back into a query,
+    /// Reads a query string or the query of a whole URL (`http://`,
+    /// `https://`, or a path from `/` with a `?`): JavaScript's
+    /// `Query.parse`. Query arguments elsewhere are query strings
+    /// ([`Query::parse`]), so that a URL's path is never silently ignored.
+    pub fn read(text: &str) -> Result<Query> {
+        Query::parse(query_part(text))
+    }
+
+    /// Reads a query string (with or without `?`) back into a query,
     /// validating every parameter as the setters do.
     pub fn parse(text: &str) -> Result<Query> {
-        let text = query_part(text);
         let mut query = Query::new();
         let mut include_tags = Vec::new();
         let mut exclude_tags = Vec::new();

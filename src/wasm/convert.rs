@@ -52,10 +52,10 @@ fn convert(value: &JsValue, depth: u8) -> Arg {
                 Ok(items) => Arg::Array(items.iter().map(|item| convert(&item, 0)).collect()),
                 Err(error) => unreadable(&error),
             },
+            // (A Proxy whose trap throws at the `instanceof` is no signal.)
             Ok(false) => match is_signal(value) {
                 Ok(true) => Arg::Signal,
-                Ok(false) => Arg::Object,
-                Err(error) => unreadable(&error),
+                _ => Arg::Object,
             },
             Err(error) => unreadable(&error),
         }

@@ -169,7 +169,7 @@ impl JsQuery {
     ) -> Result<JsQuery, JsValue> {
         let text = args::string(&arg(&text), "the query string")?;
         let mut query = JsQuery::new();
-        query.inner = Query::parse(&text)?;
+        query.inner = Query::read(&text)?;
         Ok(query)
     }
 

@@ -201,6 +201,11 @@ export const dataCases = {
         () => ({ toJSON: (key) => `key ${key}` }), () => Object.assign(() => 1, { toJSON: () => 42 }), () => new Date(0),
         () => 1e21, () => 5e-7, () => new Proxy([1, undefined], {}), () => ({ get g() { return "got"; } }),
         () => JSON.rawJSON?.("12345678901234567890") ?? 7,
+        // Boxes by their internal slot, whatever their prototype; an array
+        // Proxy whose length is not an integer (read as ToLength does).
+        () => Object.setPrototypeOf(new Boolean(false), Object.prototype), () => Object.setPrototypeOf(new Number(5), Array.prototype),
+        () => new Proxy(["a", "b", "c"], { get: (target, key) => (key === "length" ? "2" : target[key]) }),
+        () => new Proxy(["a"], { get: (target, key) => (key === "length" ? -1.5 : target[key]) }),
       ])();
     const value = (depth) => {
       const r = random();

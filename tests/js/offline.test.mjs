@@ -747,9 +747,17 @@ test("a storage that hands over bytes it cannot read, or a console.warn that thr
     cache: { storage: "memory" },
   });
   const entries = [];
+  class Lying extends Uint8Array {
+    get length() {
+      throw new Error("length");
+    }
+  }
+  const short = Object.setPrototypeOf(new Uint8Array(8), Object.create(Uint8Array.prototype, { length: { get: () => 2 } }));
   for (const [label, bytes] of [
     ["a length getter that throws", Object.defineProperty(new Uint8Array(4), "length", { get() { throw new Error("length"); } })],
     ["a Proxy of bytes", new Proxy(new Uint8Array(4), {})],
+    ["a subclass whose length throws", new Lying(4)],
+    ["a prototype whose length lies", short],
   ]) entries.push([`x:${label}`, bytes]);
   const reported = [];
   const odd = new sdk.Client({
@@ -759,8 +767,26 @@ test("a storage that hands over bytes it cannot read, or a console.warn that thr
     onCacheError: (error) => reported.push(error),
   });
   await odd.cache.ready();
-  assert.ok(reported.some((error) => /not \[key, text\] pairs/.test(error.message)), reported.map(String).join("; "));
+  // (Read by their internal slots: the bytes that are not an entry are reported.)
+  assert.ok(reported.length > 0 && reported.every((error) => ["decode", "storage"].includes(error.code)), reported.map(String).join("; "));
   assert.equal((await odd.documents()).source, "network");
+  // Entries that throw as they are read: the load failed (reported), the client works.
+  for (const entries of [
+    [Object.defineProperty([], 0, { get() { throw new Error("entry"); } })],
+    { *[Symbol.iterator]() { throw new Error("iterator"); } },
+  ]) {
+    const seen = [];
+    const broken = new sdk.Client({
+      baseUrl: "http://127.0.0.1:9", repository: "r", apiKey: "k", retries: 0,
+      fetch: async () => new Response('{"data":[{"fields":{},"meta":{"id":"1","revision":1}}]}'),
+      cache: { storage: { load: async () => entries, write: async () => {}, clear: async () => {} } },
+      onCacheError: (error) => seen.push(error),
+    });
+    await broken.cache.ready();
+    assert.equal((await broken.documents()).source, "network");
+    assert.ok(seen.some((error) => error.code === "storage"), seen.map(String).join("; "));
+    broken.free();
+  }
   // Without onCacheError, a failing write is told to console.warn: one that throws.
   const warn = console.warn;
   console.warn = () => {
