@@ -48,9 +48,11 @@ export function exactJson(value) {
   try {
     text = JSON.stringify(value);
   } catch (error) {
-    // Deeper than its recursion goes (JSON.parse gives such values):
-    // V8 and JavaScriptCore throw a RangeError, SpiderMonkey an InternalError.
-    if (error instanceof RangeError || error?.name === "InternalError") return deepJson(value);
+    // Deeper than its recursion goes (JSON.parse gives such values): V8 and
+    // JavaScriptCore throw a RangeError of the call stack, SpiderMonkey an
+    // InternalError. Any other error (a text too long, the caller's own) is
+    // the answer.
+    if (overflowed(error)) return deepJson(value);
     throw error;
   }
   // (Each value written takes a character of the text at least, but for
@@ -60,11 +62,21 @@ export function exactJson(value) {
   if (!exact.includes(tag)) return text;
   return exact.replaceAll(POSITIVE, "1e400").replaceAll(NEGATIVE, "-1e400");
 }
+/** Whether `error` is a stack overflow's (no other error is retried). */
+function overflowed(error) {
+  try {
+    return (error instanceof RangeError && /call stack/i.test(error.message)) || error?.name === "InternalError";
+  } catch {
+    return false;
+  }
+}
+
 /** What `JSON.stringify` reads of a property's value: `toJSON`'s, a boxed primitive's. */
 function jsonValue(value, key) {
   const type = typeof value;
-  if (value !== null && (type === "object" || type === "function" || type === "bigint") && typeof value.toJSON === "function") {
-    value = value.toJSON(key);
+  if (value !== null && (type === "object" || type === "function" || type === "bigint")) {
+    const toJSON = value.toJSON; // (read once, as the standard does)
+    if (typeof toJSON === "function") value = toJSON.call(value, key);
   }
   if (typeof value !== "object" || value === null) return value;
   // (A plain object or array is no box: most values, without a throw each.)
@@ -91,7 +103,25 @@ const isRaw = JSON.isRawJSON;
  * or a `BigInt` a `TypeError`), Infinity as 1e400.
  */
 function deepJson(root) {
-  const out = [];
+  // The text in chunks (one array of every piece would outgrow what an
+  // array can hold before the text outgrew a string), its length bounded
+  // as a string's is: then the RangeError JSON.stringify gives.
+  const chunks = [];
+  let pieces = [];
+  let size = 0;
+  const out = {
+    push(...parts) {
+      for (const part of parts) {
+        size += part.length;
+        pieces.push(part);
+      }
+      if (size > MAX_TEXT) throw new RangeError("Invalid string length");
+      if (pieces.length >= 8192) {
+        chunks.push(pieces.join(""));
+        pieces = [];
+      }
+    },
+  };
   const frames = [];
   const inside = new Set();
   const writes = (v) => v === null || (typeof v !== "undefined" && typeof v !== "function" && typeof v !== "symbol");
@@ -106,8 +136,10 @@ function deepJson(root) {
       inside.add(v);
       const array = Array.isArray(v);
       out.push(array ? "[" : "{");
-      // (The length as the standard reads it: ToLength.)
-      const length = array ? Math.min(Math.max(Math.trunc(Number(v.length)) || 0, 0), Number.MAX_SAFE_INTEGER) : 0;
+      // (The length as the standard reads it: ToLength, a BigInt a TypeError.)
+      const length = array ? Math.min(Math.max(Math.trunc(+v.length) || 0, 0), Number.MAX_SAFE_INTEGER) : 0;
+      // Each element takes a character and a comma at least: too long at once.
+      if (length * 2 > MAX_TEXT) throw new RangeError("Invalid string length");
       frames.push({ v, array, keys: array ? undefined : Object.keys(v), length, at: 0 });
     }
   };
@@ -136,8 +168,12 @@ function deepJson(root) {
       write(v);
     }
   }
-  return out.join("");
+  chunks.push(pieces.join(""));
+  return chunks.join("");
 }
+
+/** The longest string V8 makes (2**29 - 24 characters); longer is a RangeError. */
+const MAX_TEXT = 2 ** 29 - 24;
 
 const isObject = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
 

@@ -244,8 +244,14 @@ export async function loadStorage(storage, onEntry, ms) {
 // else, a Proxy included): no getter or trap of the value runs.
 const typedArrayName = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), Symbol.toStringTag).get;
 
-/** Whether `value` is a Uint8Array, by its internal slot. */
-const isBytes = (value) => typedArrayName.call(value) === "Uint8Array";
+const typedArrayBytes = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), "byteLength").get;
+
+/**
+ * Whether `value` is a Uint8Array with bytes to read, by its internal slots:
+ * a detached or out-of-bounds view (0 bytes, and which throws when it is
+ * copied) is none.
+ */
+const isBytes = (value) => typedArrayName.call(value) === "Uint8Array" && typedArrayBytes.call(value) > 0;
 
 /**
  * Bytes the module can read without running a getter of theirs (it reads

@@ -257,6 +257,23 @@ export const dataCases = {
       }
       check(error?.code === "invalid_argument", `${what}: ${error?.code} ${error?.message}`);
     }
+    // A sparse array too long to write is JSON.stringify's RangeError,
+    // shallow or deep: invalid_argument at once, never a process out of memory.
+    const sparse = () => Object.assign([], { length: 2 ** 32 - 1 });
+    for (const [what, bad] of [
+      ["shallow", { fields: { tags: sparse() }, meta: { id: "s" } }],
+      ["deep", { fields: { deep: chain(sparse()) }, meta: { id: "d" } }],
+    ]) {
+      for (const [how, call] of [["put", () => store.put(bad)], ["selectFields", () => sdk.selectFields(bad, "tags,deep")], ["applyQuery", () => sdk.applyQuery([bad])]]) {
+        let error = null;
+        try {
+          call();
+        } catch (e) {
+          error = e;
+        }
+        check(error?.code === "invalid_argument", `${what} ${how}: ${error?.code} ${error?.message}`);
+      }
+    }
     check(store.size === 1, "nothing else stored");
     store.free();
   },

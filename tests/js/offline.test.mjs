@@ -770,6 +770,39 @@ test("a storage that hands over bytes it cannot read, or a console.warn that thr
   // (Read by their internal slots: the bytes that are not an entry are reported.)
   assert.ok(reported.length > 0 && reported.every((error) => ["decode", "storage"].includes(error.code)), reported.map(String).join("; "));
   assert.equal((await odd.documents()).source, "network");
+  // Valid entries handed back as bytes (Buffers, views at an offset) load
+  // beside a detached view, which is skipped and reported, not fatal.
+  const stored = new Map();
+  const writer = new sdk.Client({
+    baseUrl: "http://127.0.0.1:9", repository: "r", apiKey: "k", retries: 0,
+    fetch: async () => new Response('{"data":[{"fields":{"t":"é"},"meta":{"id":"1","revision":1}}]}'),
+    cache: { storage: { load: async () => [], write: async (puts, deletes) => {
+      for (const [key, text] of puts) stored.set(key, text);
+      for (const key of deletes) stored.delete(key);
+    }, clear: async () => stored.clear() } },
+  });
+  await writer.prefetch("documents");
+  writer.free();
+  const detached = new Uint8Array(8);
+  structuredClone(detached.buffer, { transfer: [detached.buffer] });
+  const handed = [...stored].map(([key, text], i) => {
+    const bytes = Buffer.from(text);
+    if (i % 2 === 0) return [key, bytes];
+    const padded = new Uint8Array(bytes.length + 3);
+    padded.set(bytes, 3);
+    return [key, padded.subarray(3)];
+  });
+  const told = [];
+  const reader = new sdk.Client({
+    baseUrl: "http://127.0.0.1:9", repository: "r", apiKey: "k", retries: 0,
+    cache: { policy: "cache-only", storage: { load: async () => [...handed, ["x:detached", detached]], write: async () => {}, clear: async () => {} } },
+    onCacheError: (error) => told.push(error),
+  });
+  const answer = await reader.documents();
+  assert.equal(answer.source, "cache");
+  assert.equal(answer.data[0].fields.t, "é");
+  assert.ok(told.length === 1 && told[0].code === "decode", told.map(String).join("; "));
+  reader.free();
   // Entries that throw as they are read: the load failed (reported), the client works.
   for (const entries of [
     [Object.defineProperty([], 0, { get() { throw new Error("entry"); } })],
