@@ -81,13 +81,13 @@ import { entrySizes, importsOf, moduleGraph } from "../../scripts/size.mjs";
  * loading again after a failure; the module kept in a service worker's
  * Cache Storage): +4.6 KB, for which the budget was raised deliberately
  * from 171 to 176 KiB (179,399 bytes after the last read of the change,
- * which wrote an envelope's markers once); 178.5 KiB, 182,777 bytes, once
+ * which wrote an envelope's markers once); 178.8 KiB, 183,057 bytes, once
  * two reviews' robustness defects were fixed (every read of an argument
  * that can run the caller's code caught, since an exception unwinding
  * through the module corrupted it; baseUrl checked as URL parsers read it;
  * JavaScript values deeper than JSON.stringify's recursion written without
  * it, as SPEC §4's 10,000 levels require; the fixes after two reviews of
- * them): +3.4 KB, for which the budget was raised deliberately
+ * them): +3.7 KB, for which the budget was raised deliberately
  * from 176 to 179 KiB. This budget is what it measured, rounded up to the
  * next KiB.
  */
