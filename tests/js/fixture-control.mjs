@@ -6,7 +6,15 @@ export function fixtureControl(baseUrl) {
   const base = baseUrl.replace(/\/$/, "");
   const call = async (path, body) => {
     const init = body === undefined ? {} : { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) };
-    const response = await fetch(base + path, init);
+    let response;
+    try {
+      response = await fetch(base + path, init);
+    } catch {
+      // Once more (on a new connection): a kept-alive one can be closed by
+      // the server just as it is reused, after a test that held the event
+      // loop for seconds (every control call is idempotent).
+      response = await fetch(base + path, init);
+    }
     if (!response.ok) throw new Error(`${path}: ${response.status}`);
     return response.json();
   };
