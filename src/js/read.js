@@ -11,8 +11,21 @@ export const isArray = (value) => Array.isArray(value);
 /** The elements of an array, copied into a plain array. */
 export const elements = (value) => Array.from(value);
 
-/** Whether `value` is an `AbortSignal`. */
-export const isSignal = (value) => typeof AbortSignal === "function" && value instanceof AbortSignal;
+// The `aborted` getter checks its receiver is a signal (by its internal
+// slot, or the runtime's own brand): an object made from the prototype, or
+// any other, fails it; a signal of another realm passes.
+const aborted = typeof AbortSignal === "function" ? Object.getOwnPropertyDescriptor(AbortSignal.prototype, "aborted")?.get : undefined;
+
+/** Whether `value` is an `AbortSignal` (a real one: never a forged object). */
+export function isSignal(value) {
+  if (aborted === undefined || typeof value !== "object" || value === null) return false;
+  try {
+    aborted.call(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** The query string of one of the package's `Query` objects. */
 export const queryText = (value) => String(value);

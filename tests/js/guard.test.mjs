@@ -534,6 +534,8 @@ test("a getter or Proxy that throws while an argument is read is an invalid_argu
     ["client.documents", () => client.documents(undefined, { get signal() { throw new Error("sig"); } }), "Error: sig"],
     ["prefetch", () => client.prefetch("documents", { query: freed }), "a freed Query"],
     ["refresh", () => client.refresh("documents", { query: revoked }), "Cannot perform"],
+    // A signal made from AbortSignal's prototype is no signal.
+    ["forged signal", () => client.documents(undefined, { signal: Object.create(AbortSignal.prototype) }), "must be an AbortSignal"],
     // A flag whose getter throws is no `true`: the call is refused, nothing sent.
     ["endpoint flag", () => client.get({ get documents() { throw new Error("flag"); } }), "Error: flag"],
     [
