@@ -76,6 +76,22 @@ impl Storage {
 
 /// Records a response as the boundary does: stamp as it arrives (at 1000 ms),
 /// plan, write, apply, collect.
+/// Records a newer revision of the second post with `narrow`'s selection,
+/// as one page of a longer listing (it makes no list complete).
+fn record_newer_narrow(cache: &mut Cache, storage: &mut Storage, narrow: &Query) {
+    let newer = doc(2, 2, "a2", "2024-01-02T00:00:00.000Z");
+    let page = list(vec![newer], 3);
+    record(
+        cache,
+        storage,
+        "narrow",
+        &posts(),
+        narrow,
+        Kind::List,
+        &page,
+    );
+}
+
 fn record(
     cache: &mut Cache,
     storage: &mut Storage,
@@ -3037,16 +3053,7 @@ fn a_list_keeps_its_selection_for_its_refresh_across_a_reload() {
     // of a longer listing: it makes no list complete).
     let mut narrow = Query::new();
     narrow.fields("title").unwrap().limit(1).unwrap();
-    let newer = doc(2, 2, "a2", "2024-01-02T00:00:00.000Z");
-    record(
-        &mut cache,
-        &mut storage,
-        "narrow",
-        &posts(),
-        &narrow,
-        Kind::List,
-        &list(vec![newer], 3),
-    );
+    record_newer_narrow(&mut cache, &mut storage, &narrow);
     let swept: Vec<Swept> = three()
         .iter()
         .map(|doc| {
@@ -3192,16 +3199,7 @@ fn a_list_record_without_its_selection_reads_it_from_its_members() {
         // A newer copy of the second post, with its title alone.
         let mut narrow = title.clone();
         narrow.limit(1).unwrap();
-        let newer = doc(2, 2, "a2", "2024-01-02T00:00:00.000Z");
-        record(
-            &mut cache,
-            &mut storage,
-            "narrow",
-            &posts(),
-            &narrow,
-            Kind::List,
-            &list(vec![newer], 3),
-        );
+        record_newer_narrow(&mut cache, &mut storage, &narrow);
         strip(&mut storage);
         let reloaded = storage.load("r");
         let missing = reloaded.refresh_missing(&posts(), &Query::new(), &Change::default(), &swept);

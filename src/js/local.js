@@ -79,7 +79,6 @@ function jsonValue(value, key) {
     if (typeof toJSON === "function") value = toJSON.call(value, key);
   }
   if (typeof value !== "object" || value === null) return value;
-  // (A plain object or array is no box: most values, without a throw each.)
   // (By the internal slot, whatever the prototype: a throw for each box a
   // value is not. This path is for values too deep for JSON.stringify only.)
   for (const [Box, unbox] of BOXES) {

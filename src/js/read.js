@@ -1,9 +1,9 @@
 // What the module reads of a JavaScript argument that may run the caller's
 // code (a getter, a Proxy's trap, a revoked Proxy, `toString`). Each is
-// imported with `catch` (src/wasm/convert.rs): an exception comes back to the
-// module as a value instead of unwinding through it, which would leave its
-// Rust frames unfinished (objects still borrowed, stack space lost) until the
-// module trapped.
+// imported with `catch` (src/wasm/convert.rs), or catches itself
+// (`isSignal`, `thrown`): an exception never unwinds through the module,
+// which would leave its Rust frames unfinished (objects still borrowed,
+// stack space lost) until the module trapped.
 
 /** `Array.isArray(value)` (throws for a revoked Proxy). */
 export const isArray = (value) => Array.isArray(value);

@@ -16,8 +16,9 @@ extern "C" {
     fn is_array(value: &JsValue) -> Result<bool, JsValue>;
     #[wasm_bindgen(catch)]
     fn elements(value: &JsValue) -> Result<js_sys::Array, JsValue>;
-    #[wasm_bindgen(catch, js_name = isSignal)]
-    fn is_signal(value: &JsValue) -> Result<bool, JsValue>;
+    /// (Never throws: it asks `AbortSignal`'s own getter, in a `try`.)
+    #[wasm_bindgen(js_name = isSignal)]
+    fn is_signal(value: &JsValue) -> bool;
     #[wasm_bindgen(catch, js_name = queryText)]
     fn query_text(value: &JsValue) -> Result<String, JsValue>;
     /// What was thrown, for a message (`TypeError: ...`); never throws.
@@ -52,11 +53,8 @@ fn convert(value: &JsValue, depth: u8) -> Arg {
                 Ok(items) => Arg::Array(items.iter().map(|item| convert(&item, 0)).collect()),
                 Err(error) => unreadable(&error),
             },
-            // (A Proxy whose trap throws at the `instanceof` is no signal.)
-            Ok(false) => match is_signal(value) {
-                Ok(true) => Arg::Signal,
-                _ => Arg::Object,
-            },
+            Ok(false) if is_signal(value) => Arg::Signal,
+            Ok(false) => Arg::Object,
             Err(error) => unreadable(&error),
         }
     }
@@ -136,7 +134,5 @@ pub(crate) fn function(object: &JsValue, key: &str) -> Option<js_sys::Function> 
 /// The `AbortSignal` at `key` of an options object, if it is one.
 pub(crate) fn signal(object: &JsValue, key: &str) -> Option<AbortSignal> {
     let value = property(object, key);
-    is_signal(&value)
-        .unwrap_or(false)
-        .then(|| value.unchecked_into())
+    is_signal(&value).then(|| value.unchecked_into())
 }

@@ -740,12 +740,23 @@ test("a request raced against networkTimeoutMs leaves no timer behind: Node exit
   assert.ok(Date.now() - started < 20_000, `the process ran ${Date.now() - started} ms`);
 });
 
-test("a storage that hands over bytes it cannot read, or a console.warn that throws, cannot break the client or the module", async () => {
-  const good = new sdk.Client({
+/**
+ * A client of a fake service that answers `body`, over `storage`: a kind
+ * ("memory"), or the methods given (`load`, `write`, `clear`; the others
+ * do nothing); `options` are the client's others (`cache` merged).
+ */
+function clientOn(storage, { body = '{"data":[{"fields":{},"meta":{"id":"1","revision":1}}]}', ...options } = {}) {
+  const methods = { load: async () => [], write: async () => {}, clear: async () => {} };
+  return new sdk.Client({
     baseUrl: "http://127.0.0.1:9", repository: "r", apiKey: "k", retries: 0,
-    fetch: async () => new Response('{"data":[{"fields":{},"meta":{"id":"1","revision":1}}]}'),
-    cache: { storage: "memory" },
+    fetch: async () => new Response(body),
+    ...options,
+    cache: { ...options.cache, storage: typeof storage === "string" ? storage : { ...methods, ...storage } },
   });
+}
+
+test("a storage that hands over bytes it cannot read, or a console.warn that throws, cannot break the client or the module", async () => {
+  const good = clientOn("memory");
   const entries = [];
   class Lying extends Uint8Array {
     get length() {
@@ -760,12 +771,7 @@ test("a storage that hands over bytes it cannot read, or a console.warn that thr
     ["a prototype whose length lies", short],
   ]) entries.push([`x:${label}`, bytes]);
   const reported = [];
-  const odd = new sdk.Client({
-    baseUrl: "http://127.0.0.1:9", repository: "r", apiKey: "k", retries: 0,
-    fetch: async () => new Response('{"data":[{"fields":{},"meta":{"id":"1","revision":1}}]}'),
-    cache: { storage: { load: async () => entries, write: async () => {}, clear: async () => {} } },
-    onCacheError: (error) => reported.push(error),
-  });
+  const odd = clientOn({ load: async () => entries }, { onCacheError: (error) => reported.push(error) });
   await odd.cache.ready();
   // (Read by their internal slots: the bytes that are not an entry are reported.)
   assert.ok(reported.length > 0 && reported.every((error) => ["decode", "storage"].includes(error.code)), reported.map(String).join("; "));
@@ -773,14 +779,11 @@ test("a storage that hands over bytes it cannot read, or a console.warn that thr
   // Valid entries handed back as bytes (Buffers, views at an offset) load
   // beside a detached view, which is skipped and reported, not fatal.
   const stored = new Map();
-  const writer = new sdk.Client({
-    baseUrl: "http://127.0.0.1:9", repository: "r", apiKey: "k", retries: 0,
-    fetch: async () => new Response('{"data":[{"fields":{"t":"é"},"meta":{"id":"1","revision":1}}]}'),
-    cache: { storage: { load: async () => [], write: async (puts, deletes) => {
-      for (const [key, text] of puts) stored.set(key, text);
-      for (const key of deletes) stored.delete(key);
-    }, clear: async () => stored.clear() } },
-  });
+  const write = async (puts, deletes) => {
+    for (const [key, text] of puts) stored.set(key, text);
+    for (const key of deletes) stored.delete(key);
+  };
+  const writer = clientOn({ write }, { body: '{"data":[{"fields":{"t":"é"},"meta":{"id":"1","revision":1}}]}' });
   await writer.prefetch("documents");
   writer.free();
   const detached = new Uint8Array(8);
@@ -793,11 +796,10 @@ test("a storage that hands over bytes it cannot read, or a console.warn that thr
     return [key, padded.subarray(3)];
   });
   const told = [];
-  const reader = new sdk.Client({
-    baseUrl: "http://127.0.0.1:9", repository: "r", apiKey: "k", retries: 0,
-    cache: { policy: "cache-only", storage: { load: async () => [...handed, ["x:detached", detached]], write: async () => {}, clear: async () => {} } },
-    onCacheError: (error) => told.push(error),
-  });
+  const reader = clientOn(
+    { load: async () => [...handed, ["x:detached", detached]] },
+    { cache: { policy: "cache-only" }, onCacheError: (error) => told.push(error) },
+  );
   const answer = await reader.documents();
   assert.equal(answer.source, "cache");
   assert.equal(answer.data[0].fields.t, "é");
@@ -809,12 +811,7 @@ test("a storage that hands over bytes it cannot read, or a console.warn that thr
     { *[Symbol.iterator]() { throw new Error("iterator"); } },
   ]) {
     const seen = [];
-    const broken = new sdk.Client({
-      baseUrl: "http://127.0.0.1:9", repository: "r", apiKey: "k", retries: 0,
-      fetch: async () => new Response('{"data":[{"fields":{},"meta":{"id":"1","revision":1}}]}'),
-      cache: { storage: { load: async () => entries, write: async () => {}, clear: async () => {} } },
-      onCacheError: (error) => seen.push(error),
-    });
+    const broken = clientOn({ load: async () => entries }, { onCacheError: (error) => seen.push(error) });
     await broken.cache.ready();
     assert.equal((await broken.documents()).source, "network");
     assert.ok(seen.some((error) => error.code === "storage"), seen.map(String).join("; "));
@@ -826,11 +823,7 @@ test("a storage that hands over bytes it cannot read, or a console.warn that thr
     throw new Error("no console output in tests");
   };
   try {
-    const failing = new sdk.Client({
-      baseUrl: "http://127.0.0.1:9", repository: "r", apiKey: "k", retries: 0,
-      fetch: async () => new Response('{"data":[{"fields":{},"meta":{"id":"1","revision":1}}]}'),
-      cache: { storage: { load: async () => [], write: async () => { throw new Error("full"); }, clear: async () => {} } },
-    });
+    const failing = clientOn({ write: async () => { throw new Error("full"); } });
     for (let i = 0; i < 3000; i++) assert.equal((await failing.documents(`limit=${(i % 900) + 1}`)).source, "network");
     failing.free();
   } finally {
