@@ -10,6 +10,7 @@
 // is read inside `try`, checked by type, and awaited (a thenable that throws,
 // or a plain value, becomes a failure or a value): `send` never rejects.
 import { callStorage, loadStorage, onReconnect, report } from "./storage.js";
+import { reasonOf } from "./read.js";
 
 /** The longest delay `setTimeout` honours (2^31 - 1 ms); longer ones fire at once. */
 const MAX_TIMER_MS = 2147483647;
@@ -422,12 +423,20 @@ async function steps(io, task, signal, progress) {
 /**
  * `work()`, started in a later microtask (as the async Rust exports were);
  * then the task's memory is released. A fork is released when its own
- * background work ends.
+ * background work ends. An `aborted` error has the caller's `signal.reason`
+ * as its `cause` (`AbortSignal.timeout`'s `TimeoutError`, or what was given
+ * to `abort(reason)`), as `fetch` rejects with it.
  */
-async function perform(task, work) {
+async function perform(task, work, signal) {
   try {
     await undefined;
     return await work();
+  } catch (error) {
+    if (signal !== undefined && error?.code === "aborted" && error.cause === undefined) {
+      const cause = reasonOf(signal);
+      if (cause !== undefined) error.cause = cause;
+    }
+    throw error;
   } finally {
     task.free();
   }
@@ -435,10 +444,14 @@ async function perform(task, work) {
 
 /** A typed method's request: the body, marked with its source. */
 export function request(io, task, signal) {
-  return perform(task, async () => {
-    await resolve(io, task, signal);
-    return task.value();
-  });
+  return perform(
+    task,
+    async () => {
+      await resolve(io, task, signal);
+      return task.value();
+    },
+    signal,
+  );
 }
 
 /** A list method (`all`, `prefetch`, `refresh`) to its answer. */
@@ -452,15 +465,19 @@ async function run(io, task, signal, progress, refresh) {
 
 /** A list method (`all`, `prefetch`, `refresh`). */
 export function list(io, task, signal, progress, refresh) {
-  return perform(task, () => run(io, task, signal, progress, refresh));
+  return perform(task, () => run(io, task, signal, progress, refresh), signal);
 }
 
 /** `Pages.next`: the next page as an iterator result. */
 export function page(io, task, signal) {
-  return perform(task, async () => {
-    if (typeof task.step() === "number") await resolve(io, task, signal);
-    return task.page();
-  });
+  return perform(
+    task,
+    async () => {
+      if (typeof task.step() === "number") await resolve(io, task, signal);
+      return task.page();
+    },
+    signal,
+  );
 }
 
 /** Refreshes every complete list of the cache, reporting failures (`refreshOnReconnect`). */

@@ -123,6 +123,12 @@ export class ContentRepoError extends Error {
   readonly status?: number;
   /** `decode`: the start of the body that could not be read. */
   readonly excerpt?: string;
+  /**
+   * `aborted`: the caller's `signal.reason` (a `TimeoutError` from
+   * `AbortSignal.timeout`, or what was passed to `abort(reason)`);
+   * otherwise, where set, the error that caused this one.
+   */
+  cause?: unknown;
 }
 
 // ---------------------------------------------------------------- documents

@@ -27,6 +27,20 @@ export function isSignal(value) {
   }
 }
 
+const reason = typeof AbortSignal === "function" ? Object.getOwnPropertyDescriptor(AbortSignal.prototype, "reason")?.get : undefined;
+
+/**
+ * `signal.reason` as the signal holds it (its own getter, never a property
+ * the caller put on the object); `undefined` where the runtime has none.
+ */
+export function reasonOf(signal) {
+  try {
+    return reason?.call(signal);
+  } catch {
+    return undefined;
+  }
+}
+
 /** The query string of one of the package's `Query` objects. */
 export const queryText = (value) => String(value);
 

@@ -170,6 +170,27 @@ export const cases = {
     check(Date.now() - started < 2000, "aborted promptly");
   },
 
+  async "an aborted call's error has the signal's reason as its cause"(sdk, env) {
+    const c = client(sdk, env);
+    const reason = { why: "the user left the page" };
+    const early = new AbortController();
+    early.abort(reason);
+    const before = await rejects(c.documents(undefined, { signal: early.signal }), "aborted", "aborted before");
+    check(before.cause === reason, "the reason given to abort() is the cause");
+    await env.control.script({ responses: [{ delayMs: 3000 }, { delayMs: 3000 }, { delayMs: 3000 }] });
+    const late = new AbortController();
+    setTimeout(() => late.abort(reason), 50);
+    const pages = c.pages("documents", "limit=2", { signal: late.signal });
+    const paged = await rejects(pages.next(), "aborted", "a page aborted in flight");
+    check(paged.cause === reason, "a page's abort has the reason as its cause");
+    const timed = await rejects(c.all("documents", "limit=2", { signal: AbortSignal.timeout(50) }), "aborted", "AbortSignal.timeout");
+    check(timed.cause?.name === "TimeoutError", `the cause is the TimeoutError, got ${timed.cause}`);
+    const plain = new AbortController();
+    setTimeout(() => plain.abort(), 50);
+    const unnamed = await rejects(c.document("1", undefined, { signal: plain.signal }), "aborted", "abort()");
+    check(unnamed.cause?.name === "AbortError", `abort() without a reason: the AbortError, got ${unnamed.cause}`);
+  },
+
   async "retries: 503, 502, 504, 429 and network errors, then success"(sdk, env) {
     const c = client(sdk, env);
     await env.control.script({ responses: [{ status: 503 }, { status: 502 }, { status: 504 }] });
