@@ -113,6 +113,10 @@ rm -rf "$out.old"
 [ -d "$out" ] && mv "$out" "$out.old"
 mv "$out.tmp" "$out"
 rm -rf "$out.old"
-raw=$(stat -c %s "$out/web/content_repo_bg.wasm")
-gz=$(gzip -9 -c "$out/web/content_repo_bg.wasm" | wc -c)
-echo "[build] $out/ written: content_repo_bg.wasm is $raw bytes raw, $gz bytes gzipped"
+# The size as scripts/size.mjs measures it for the budget (zlib's gzip -9).
+node -e '
+import("./scripts/size.mjs").then(({ gzipped }) => {
+  const bytes = require("fs").readFileSync(process.argv[1] + "/web/content_repo_bg.wasm");
+  console.log(`[build] ${process.argv[1]}/ written: content_repo_bg.wasm is ${bytes.length} bytes raw, ${gzipped(bytes)} bytes gzipped`);
+});
+' "$out"

@@ -8,6 +8,15 @@ cd "$(dirname "$0")/.."
 
 log() { printf '[setup] %s\n' "$*"; }
 
+# What this script cannot install: Rust through rustup, and Node with npm
+# (this script runs under npm already, but may be run alone).
+for tool in rustup cargo node npm; do
+  if ! command -v "$tool" >/dev/null; then
+    log "$tool is missing: install Rust 1.81 or later through rustup (Debian: apt-get install rustup, then rustup default stable) and Node 20 or later with npm, then run this again"
+    exit 1
+  fi
+done
+
 if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
   log "adding the wasm32-unknown-unknown target"
   rustup target add wasm32-unknown-unknown
@@ -30,14 +39,13 @@ if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends chromium chromium-driver
 fi
 
-stamp=node_modules/.package-lock.json
-if [ ! -f "$stamp" ] || [ package-lock.json -nt "$stamp" ] || [ package.json -nt "$stamp" ]; then
+# The dev dependencies are installed again when package.json or the lock
+# file changed since the last install (by content: a fresh clone's or a
+# checkout's file dates say nothing).
+stamp=node_modules/.content-repo-setup
+digest=$(cat package.json package-lock.json | cksum)
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$digest" ]; then
   log "installing npm dev dependencies"
-  # npm ci refuses a lock file without the optional packages of other
-  # platforms (rollup's), which this registry does not serve: then install
-  # what the lock file names with npm install, leaving it unchanged.
-  if ! npm ci --no-audit --no-fund; then
-    log "npm ci refused the lock file; installing from it with npm install"
-    npm install --no-audit --no-fund --no-save
-  fi
+  npm ci --no-audit --no-fund
+  printf '%s\n' "$digest" > "$stamp"
 fi

@@ -19,7 +19,7 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 /** The budget of issue 11: module + the "." entry's JavaScript, gzipped. */
 export const BUDGET_BYTES = 100 * 1024;
 
-/** gzip -9, as a server compresses it (and as build.sh reports). */
+/** gzip -9 by zlib, as a server compresses it (build.sh reports it too). */
 export const gzipped = (bytes) => gzipSync(bytes, { level: 9 }).length;
 
 /**
@@ -119,7 +119,7 @@ export function groupOf(name) {
  * keeps its names (the cargo output through wasm-bindgen and wasm-opt -g,
  * as build.sh does): `{ available: false, reason }` without the tools.
  */
-export function profile({ wasm = join(ROOT, "target/wasm32-unknown-unknown/release/content_repo.wasm"), top = 12 } = {}) {
+export function profile({ wasm = join(process.env.CARGO_TARGET_DIR ? resolve(ROOT, process.env.CARGO_TARGET_DIR) : join(ROOT, "target"), "wasm32-unknown-unknown/release/content_repo.wasm"), top = 12 } = {}) {
   const twiggy = which("twiggy");
   if (!twiggy) return { available: false, reason: "twiggy not installed (cargo install twiggy)" };
   const bindgen = which("wasm-bindgen");

@@ -665,8 +665,8 @@ function showResult(result, { ms, selectionText, source, stale, mode = cacheMode
   const docs = isList(result) ? result.data : [result];
   state.shown = { result, docs, selectionText };
   const meta = isList(result) && isObject(result.meta) ? result.meta : null;
-  // Every result of a client with a cache says where it came from; `all`
-  // always asks the service.
+  // Every result of a client with a cache says where it came from (`all`
+  // too: it asks the service unless the policy answers from the cache).
   source = source === "cache" ? "cache" : "network";
   stale = stale === true;
   $("results-facts").dataset.source = source;
@@ -1053,7 +1053,8 @@ async function fetchComplete() {
   let client = null;
   try {
     client = pageClient(b);
-    // `all` always asks the service (it records the pages in the cache).
+    // `all` records the pages it fetches in the cache (under cache-only, the
+    // cache answers it).
     const list = await client.all(b.endpoint, new Query().limit(1000), { signal: controller.signal, maxPages: 50 });
     const ms = performance.now() - started;
     showResult(list, { ms, selectionText: "", source: list?.source ?? "network", stale: list?.stale });
@@ -1090,7 +1091,7 @@ if (hasLocal) {
 /* ------------------------------------------------------------------------ */
 
 const POLICY_HINTS = {
-  "network-first": "Asks the service; answers from the cache only when the network fails (a network error, a timeout, 429 or 5xx), marked stale. Offline, each request first spends its retries.",
+  "network-first": "Asks the service; answers from the cache only when the network fails (a network error, a timeout, 429 or 5xx), marked stale. Offline, a request the cache can answer is answered at once, without retries; one it cannot spends its retries, then fails.",
   "cache-first": "Answers from the cache when it can, without a request; otherwise asks the service.",
   "stale-while-revalidate": "Answers from the cache when it can and refreshes it from the service in the background; otherwise asks the service.",
   "cache-only": "Never asks the service: the cache answers, or the call fails with not_cached. (Make available offline still fetches.)",
@@ -1351,7 +1352,7 @@ async function refreshOffline() {
   } catch (error) {
     const code = error?.code ?? "error";
     $("offline-status").textContent =
-      code === "not_cached"
+      code === "not_cached" && /prefetch it before refreshing it/.test(error?.message ?? "")
         ? `Nothing to refresh: make ${target.label} available offline first.`
         : `The refresh failed: ${code}${error?.status ? ` ${error.status}` : ""}: ${error?.message ?? error}`;
   } finally {

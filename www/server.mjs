@@ -1511,34 +1511,44 @@ export function startServer({
 
 const isMain = process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url);
 if (isMain) {
-  const port = process.env.PORT ? Number(process.env.PORT) : 8080;
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    console.error(`invalid PORT ${JSON.stringify(process.env.PORT)}`);
+  // `--check`: only whether the port can be listened on (`npm start` asks
+  // before it builds), then exit.
+  const check = process.argv.includes("--check");
+  const given = process.env.PORT;
+  const port = given ? (/^[0-9]{1,5}$/.test(given) ? Number(given) : NaN) : 8080;
+  if (!Number.isInteger(port) || port > 65535) {
+    console.error(`invalid PORT ${JSON.stringify(given)}: a decimal number from 0 to 65535`);
     process.exit(2);
   }
+  const host = process.env.HOST || "127.0.0.1";
   const apiKey = process.env.API_KEY || DEFAULT_API_KEY;
   const control = process.env.FIXTURE_CONTROL === "1";
-  startServer({
-    port,
-    host: process.env.HOST || "127.0.0.1",
-    apiKey,
-    control,
-    log: process.env.FIXTURE_LOG === "1",
-  }).then(
-    (s) => {
+  const fail = (/** @type {any} */ e) => {
+    const busy = e?.code === "EADDRINUSE" ? `; another port: PORT=${port === 8080 ? 8081 : 8080} npm start` : "";
+    console.error(`cannot start the fixture server on ${host}:${port}: ${e.message}${busy}`);
+    process.exit(1);
+  };
+  if (check) {
+    const probe = http.createServer();
+    probe.once("error", fail);
+    probe.listen(port, host, () => probe.close(() => process.exit(0)));
+  } else {
+    startServer({
+      port,
+      host,
+      apiKey,
+      control,
+      log: process.env.FIXTURE_LOG === "1",
+    }).then((s) => {
       console.log(s.url);
       console.log(
-        `content-repo fixture server: repository "demo" at ${s.url}v1/demo` +
+        `content-repo fixture server: the playground at ${s.url}, repository "demo" at ${s.url}v1/demo` +
           (process.env.API_KEY ? " (API key from API_KEY)" : ` (API key "${DEFAULT_API_KEY}")`) +
           (control ? ", test control on" : ""),
       );
       const stop = () => s.close().then(() => process.exit(0));
       process.once("SIGINT", stop);
       process.once("SIGTERM", stop);
-    },
-    (e) => {
-      console.error(`cannot start the fixture server: ${e.message}`);
-      process.exit(1);
-    },
-  );
+    }, fail);
+  }
 }

@@ -3,6 +3,7 @@
 import { test, describe, before, after } from "node:test";
 import assert from "node:assert/strict";
 import http from "node:http";
+import { execFile } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -735,5 +736,36 @@ describe("test control", () => {
     const r = await req("/v1/demo", { server: plain, headers: { "X-Fixture-Delay": "3000" } });
     assert.equal(r.status, 200);
     assert.ok(Date.now() - t0 < 2000);
+  });
+});
+
+describe("the command line (npm start)", () => {
+  const script = path.join(path.dirname(new URL(import.meta.url).pathname), "../../www/server.mjs");
+  /** Runs `node www/server.mjs --check` with `env`: its exit code and standard error. */
+  const check = (env) =>
+    new Promise((resolve) => {
+      execFile(process.execPath, [script, "--check"], { env: { ...process.env, ...env }, timeout: 10_000 }, (error, _out, err) =>
+        resolve({ code: error ? error.code : 0, err }),
+      );
+    });
+
+  test("--check: a free port passes, a busy one fails before the build with a PORT to try, an odd PORT is refused", async () => {
+    const busy = http.createServer();
+    await new Promise((resolve) => busy.listen(0, "127.0.0.1", resolve));
+    const port = /** @type {import("node:net").AddressInfo} */ (busy.address()).port;
+    try {
+      const taken = await check({ PORT: String(port), HOST: "127.0.0.1" });
+      assert.equal(taken.code, 1, taken.err);
+      assert.match(taken.err, new RegExp(`127\\.0\\.0\\.1:${port}: .*EADDRINUSE.*; another port: PORT=\\d+ npm start`));
+    } finally {
+      await new Promise((resolve) => busy.close(resolve));
+    }
+    const free = await check({ PORT: String(port), HOST: "127.0.0.1" });
+    assert.equal(free.code, 0, free.err);
+    for (const odd of ["1.5e3", "0x1F90", "-1", "65536", " 80"]) {
+      const refused = await check({ PORT: odd });
+      assert.equal(refused.code, 2, `PORT=${odd}: ${refused.err}`);
+      assert.match(refused.err, /invalid PORT/);
+    }
   });
 });
