@@ -193,9 +193,80 @@ function describe(value) {
   if (value === undefined) return "undefined";
   const cls = brands.get(value);
   if (cls !== undefined) return `a ${value.__wbg_ptr === 0 ? "freed " : ""}${classes.get(cls)}`;
-  if (Array.isArray(value)) return "an array";
+  try {
+    if (Array.isArray(value)) return "an array";
+  } catch {
+    return "a revoked Proxy";
+  }
   if (typeof value === "object") return "an object";
   return `a ${typeof value}`;
+}
+
+// ------------------------------------------------------------- entering it
+
+/**
+ * The package's objects inside a call of the module (its receiver and its
+ * object arguments), each with how many calls hold it: a call made on one
+ * from the caller's code that the module runs meanwhile (a getter, a Proxy
+ * trap, `toJSON`) finds it borrowed, and `free()` must wait.
+ */
+const busy = new Map();
+
+const ours = (value) => value !== null && typeof value === "object" && brands.has(value);
+
+function hold(object) {
+  busy.set(object, (busy.get(object) ?? 0) + 1);
+}
+
+function release(object) {
+  const count = busy.get(object) - 1;
+  if (count > 0) busy.set(object, count);
+  else busy.delete(object);
+}
+
+// The glue's own errors for an object already inside a call.
+const BORROWED = /recursive use of an object|while it was borrowed/;
+
+/**
+ * `fn.apply(self, args)`, its objects held meanwhile; the glue's error for
+ * an object already inside a call becomes `invalid_argument` (`where`
+ * names the call).
+ */
+function enter(fn, self, args, where, runsCallerCode = true) {
+  // A getter runs none of the caller's code: nothing can call back in.
+  const own = runsCallerCode && ours(self);
+  let others;
+  for (let i = 0; i < args.length; i++) {
+    if (ours(args[i])) (others ??= []).push(args[i]);
+  }
+  if (own) hold(self);
+  if (others) others.forEach(hold);
+  try {
+    return fn.apply(self, args);
+  } catch (error) {
+    if (!(error instanceof ContentRepoError) && BORROWED.test(errorMessage(error))) {
+      const held = ours(self) ? [self, ...(others ?? [])] : (others ?? []);
+      throw invalid(`${where}: ${inUse(held)} is in use by a call that has not returned (a getter, Proxy trap or toJSON of yours called it during that call)`);
+    }
+    throw error;
+  } finally {
+    if (own) release(self);
+    if (others) others.forEach(release);
+  }
+}
+
+function errorMessage(error) {
+  try {
+    return error instanceof Error ? String(error.message) : "";
+  } catch {
+    return "";
+  }
+}
+
+/** Which of the call's objects another call holds (a description). */
+function inUse(held) {
+  const other = held.find((value) => busy.get(value) > 1) ?? held[0];
+  return other === undefined ? "an object of content-repo" : `this ${classes.get(brands.get(other))}`;
 }
 
 function checkThis(self, cls, where) {
@@ -264,10 +335,10 @@ function guardFunction(name, fn) {
       if (!isReady) return fail(signature, notInitialized(`${name}()`));
       try {
         checkArgs(args, signature, `${name}()`);
+        return enter(fn, this, args, `${name}()`);
       } catch (error) {
         return fail(signature, error);
       }
-      return fn.apply(this, args);
     },
   }[name];
 }
@@ -280,13 +351,14 @@ function guardMethod(cls, key, fn, chainable) {
   return {
     [label](...args) {
       if (!isReady) return fail(signature, notInitialized(where));
+      let result;
       try {
         if (!checkThis(this, cls, where)) throw freedThis(cls, where);
         checkArgs(args, signature, where);
+        result = enter(fn, this, args, where);
       } catch (error) {
         return fail(signature, error);
       }
-      const result = fn.apply(this, args);
       return chainable && result === undefined ? this : result;
     },
   }[label];
@@ -300,7 +372,11 @@ function guardFree(cls, key, fn) {
     // Freeing twice does nothing (the first call released the memory).
     [label]() {
       if (!isReady) throw notInitialized(where);
-      if (checkThis(this, cls, where)) fn.call(this);
+      if (!checkThis(this, cls, where)) return;
+      if (busy.has(this)) {
+        throw invalid(`${where}: this ${name} is in use by a call that has not returned (a getter, Proxy trap or toJSON of yours called free() during that call); free it after the call`);
+      }
+      enter(fn, this, [], where);
     },
   }[label];
 }
@@ -315,7 +391,7 @@ function guardAccessor(cls, key, descriptor) {
       [key]() {
         if (!isReady) throw notInitialized(where);
         if (!checkThis(this, cls, where)) throw freedThis(cls, where);
-        return get.call(this);
+        return enter(get, this, [], where, false);
       },
     }[key];
   }
@@ -326,7 +402,7 @@ function guardAccessor(cls, key, descriptor) {
         if (!isReady) throw notInitialized(where);
         if (!checkThis(this, cls, where)) throw freedThis(cls, where);
         checkArgs([value], SIGNATURES[where], where);
-        set.call(this, value);
+        enter(set, this, [value], where);
       },
     }[key];
   }
@@ -372,10 +448,10 @@ function guardClass(cls) {
           if (!isReady) return fail(signature, notInitialized(where));
           try {
             checkArgs(args, signature, where);
+            return enter(fn, this, args, where);
           } catch (error) {
             return fail(signature, error);
           }
-          return fn.apply(this, args);
         },
       }[key];
     }
@@ -387,7 +463,7 @@ function guardClass(cls) {
     construct(target, args, newTarget) {
       if (!isReady) throw notInitialized(where);
       checkArgs(args, signature, where);
-      const object = Reflect.construct(target, args, newTarget === guarded ? target : newTarget);
+      const object = enter(Reflect.construct, Reflect, [target, args, newTarget === guarded ? target : newTarget], where);
       if (typeof object.__wbg_ptr !== "number" || object.__wbg_ptr === 0) {
         throw invalid(`${where}: ${name} objects come from the SDK, not from \`new\``);
       }

@@ -4,6 +4,7 @@
 // exactJson (JSON.stringify, with Infinity written as 1e400).
 
 const hasOwn = Object.prototype.hasOwnProperty;
+const isEnumerable = Object.prototype.propertyIsEnumerable;
 
 // Stand-ins for the numbers JSON.stringify writes as null: a string no
 // document holds (a random part of its own), replaced in the text.
@@ -186,11 +187,19 @@ export function listDocuments(value) {
   return undefined;
 }
 
+/** `value` as JSON.stringify writes it under `key`: what its `toJSON(key)` gives, if it has one (read once). */
+function viewed(value, key) {
+  if (typeof value !== "object" || value === null) return value;
+  const toJSON = value.toJSON;
+  return typeof toJSON === "function" ? toJSON.call(value, String(key)) : value;
+}
+
 /**
  * The JSON text of one row of sort values per document, `flat` being the
  * scope and the name of each key in turn (a missing value is null); the
  * index of the first element that is not a document instead.
  */
+
 export function sortRows(docs, flat) {
   const paths = [];
   for (let j = 0; j + 1 < flat.length; j += 2) paths.push([flat[j], flat[j + 1]]);
@@ -201,12 +210,15 @@ export function sortRows(docs, flat) {
   // the text looked at again (exactJson), the values being read here anyway.
   let looked = false;
   for (let i = 0; i < n; i++) {
-    const d = docs[i];
+    // Read as JSON.stringify reads it for the selection: a `toJSON` applied
+    // (with its key), own enumerable properties only.
+    const d = viewed(docs[i], i);
     if (!isObject(d)) return i;
     const row = new Array(k);
     for (let j = 0; j < k; j++) {
-      const s = hasOwn.call(d, paths[j][0]) ? d[paths[j][0]] : undefined;
-      const v = isObject(s) && hasOwn.call(s, paths[j][1]) ? s[paths[j][1]] : null;
+      const scope = paths[j][0];
+      const s = isEnumerable.call(d, scope) ? viewed(d[scope], scope) : undefined;
+      const v = isObject(s) && isEnumerable.call(s, paths[j][1]) ? s[paths[j][1]] : null;
       if (v === Infinity || v === -Infinity || (typeof v === "object" && v !== null)) looked = true;
       row[j] = v;
     }

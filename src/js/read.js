@@ -47,7 +47,8 @@ export const queryText = (value) => String(value);
 /** What was thrown, for a message (`TypeError: ...`); never throws. */
 export function thrown(error) {
   try {
-    const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    // One line: V8 writes a cycle's path over several.
+    const text = (error instanceof Error ? `${error.name}: ${error.message}` : String(error)).replace(/\s+/g, " ");
     return text.length > 120 ? `${text.slice(0, 120)}…` : text;
   } catch {
     return "an exception";

@@ -14,14 +14,23 @@ export function encodeUtf8Into(text, from, memory, at, room) {
   return [read, written];
 }
 
-/** `exactJson(value)`, or undefined when it throws or gives no text. */
-export function stringify(value) {
-  try {
-    const text = exactJson(value);
-    return typeof text === "string" ? text : undefined;
-  } catch {
-    return undefined;
+/** The WTF-8 bytes of a string (UTF-8, each lone surrogate kept as its own code point, as the store keys ids). */
+export function wtf8(text) {
+  const bytes = [];
+  for (const char of text) {
+    const c = char.codePointAt(0);
+    if (c < 0x80) bytes.push(c);
+    else if (c < 0x800) bytes.push(0xc0 | (c >> 6), 0x80 | (c & 63));
+    else if (c < 0x10000) bytes.push(0xe0 | (c >> 12), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
+    else bytes.push(0xf0 | (c >> 18), 0x80 | ((c >> 12) & 63), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
   }
+  return new Uint8Array(bytes);
+}
+
+/** `exactJson(value)`, or undefined when it gives no text; what it throws is the module's error (a catching import). */
+export function stringify(value) {
+  const text = exactJson(value);
+  return typeof text === "string" ? text : undefined;
 }
 
 /**

@@ -775,7 +775,13 @@ impl DocumentStore {
 
     /// The document stored under `id`, as its JSON text.
     pub fn get_json(&self, id: &str) -> Option<&str> {
-        let slot = *self.by_id.get(id.as_bytes())?;
+        self.get_json_key(id.as_bytes())
+    }
+
+    /// The document stored under the id whose decoded bytes are `key`
+    /// (WTF-8: an id with a lone surrogate keeps it), as its JSON text.
+    pub fn get_json_key(&self, key: &[u8]) -> Option<&str> {
+        let slot = *self.by_id.get(key)?;
         Some(self.slots.get(slot as usize)?.as_ref()?.text.as_str())
     }
 

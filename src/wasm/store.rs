@@ -6,7 +6,7 @@ use super::convert::{self, describe, props};
 use super::local::from_json_text;
 use crate::args;
 use crate::client::options::{content_type, LastQuery};
-use crate::engine::local::not_a_document_or_list;
+use crate::engine::local::{not_a_document_or_list, not_serializable};
 use crate::error::{Error, Result};
 use crate::num::u32_from_usize;
 use crate::num::usize_from_f64;
@@ -24,7 +24,9 @@ extern "C" {
         at: usize,
         room: usize,
     ) -> js_sys::Array;
-    fn stringify(value: &JsValue) -> Option<String>;
+    #[wasm_bindgen(catch)]
+    fn stringify(value: &JsValue) -> Result<Option<String>, JsValue>;
+    fn wtf8(text: &JsValue) -> Vec<u8>;
     #[wasm_bindgen(catch)]
     fn assemble(
         held: &Map,
@@ -70,6 +72,7 @@ impl JsDocumentStore {
             return Err(not_a_document_or_list(&describe(&list_or_documents)).into());
         }
         let text = stringify(&list_or_documents)
+            .map_err(|error| not_serializable(&convert::thrown(&error)))?
             .ok_or_else(|| Error::invalid_argument("documents must be JSON values"))?;
         Ok(u32_from_usize(self.inner.put_serialized(text)?))
     }
@@ -100,8 +103,11 @@ impl JsDocumentStore {
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue,
     ) -> Result<JsValue, JsValue> {
-        let id = args::string(&convert::arg(&id), "the document id")?;
-        let document = self.inner.get_json(&id).map(from_json_text).transpose()?;
+        let document = self
+            .inner
+            .get_json_key(&id_key(&id)?)
+            .map(from_json_text)
+            .transpose()?;
         Ok(document.unwrap_or_default())
     }
 
@@ -135,8 +141,7 @@ impl JsDocumentStore {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue,
     ) -> Result<bool, JsValue> {
-        let id = args::string(&convert::arg(&id), "the document id")?;
-        Ok(self.inner.delete(&id))
+        Ok(self.inner.remove_ids([id_key(&id)?.as_slice()]) == 1)
     }
 
     /// Removes every document.
@@ -144,6 +149,18 @@ impl JsDocumentStore {
         self.inner.clear();
         self.held.clear();
     }
+}
+
+/// The key of a document id as the store keys it: its UTF-8, or, for a
+/// string with a lone surrogate, its WTF-8 (each lone surrogate kept, as
+/// `put` reads such an id from the JSON escape that writes it), never the
+/// U+FFFD of another document's id.
+fn id_key(id: &JsValue) -> Result<Vec<u8>> {
+    let arg = convert::arg(id);
+    if !matches!(arg, crate::args::Arg::Unpaired(_)) {
+        return Ok(args::string(&arg, "the document id")?.into_bytes());
+    }
+    Ok(wtf8(id))
 }
 
 /// The answer of `page` as objects (`assemble` of `src/js/store.js`, from

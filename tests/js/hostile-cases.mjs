@@ -336,6 +336,132 @@ Object.assign(cases, {
     check(uncaught.length === 0, `uncaught: ${uncaught.map(String).join(" | ")}`);
   },
 
+  async "a call on an object from inside its own call is invalid_argument, and free() then refuses"(sdk) {
+    const { DocumentStore, Query } = sdk;
+    const store = new DocumentStore();
+    store.put([{ fields: { t: 1 }, meta: { id: "1" } }]);
+    const inner = [];
+    const doc = (run) => ({
+      get fields() {
+        try {
+          run();
+          inner.push("no error");
+        } catch (error) {
+          inner.push(error);
+        }
+        return { t: 2 };
+      },
+      meta: { id: "2" },
+    });
+    store.put([doc(() => store.query(""))]);
+    store.put([doc(() => store.free())]);
+    equal(inner.length, 2, "both inner calls ran");
+    for (const error of inner) {
+      check(error?.code === "invalid_argument", `an inner call: ${error?.code ?? error} ${error?.message ?? ""}`);
+      check(/this DocumentStore is in use by a call that has not returned/.test(error.message), error.message);
+    }
+    equal(store.size, 2, "the store was not freed, and holds both documents");
+    const q = new Query();
+    let caught;
+    const filter = {
+      get field() {
+        try {
+          q.limit(1);
+        } catch (error) {
+          caught = error;
+        }
+        return "fields.a";
+      },
+      op: "equal",
+      value: "x",
+    };
+    q.filter(filter);
+    check(caught?.code === "invalid_argument" && /this Query is in use/.test(caught.message), `q inside its own call: ${caught?.message ?? caught}`);
+    equal(new Query().limit(3).toString(), "limit=3", "other objects work");
+    q.limit(2);
+    check(String(q).includes("limit=2"), "the query works afterwards");
+  },
+
+  async "a revoked Proxy as this or as an argument is invalid_argument, never a TypeError"(sdk) {
+    const { DocumentStore, Query } = sdk;
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    const calls = {
+      "q.equals(revoked)": () => new Query().equals(proxy),
+      "Query.prototype.limit.call(revoked)": () => Query.prototype.limit.call(proxy, 1),
+      "DocumentStore.prototype.query.call(revoked)": () => DocumentStore.prototype.query.call(proxy, ""),
+      "the size getter on revoked": () => Object.getOwnPropertyDescriptor(DocumentStore.prototype, "size").get.call(proxy),
+    };
+    for (const [name, call] of Object.entries(calls)) throwsCode(call, "invalid_argument", name);
+  },
+
+  async "a store's get and delete of an id with a lone surrogate reach that document, never the U+FFFD one"(sdk) {
+    const store = new sdk.DocumentStore();
+    const ids = ["\ud800", "\ufffd", "a\udfffb", "\ud83d\ude00"];
+    store.put(ids.map((id, i) => ({ fields: { i }, meta: { id } })));
+    equal(store.size, 4, "four distinct ids");
+    ids.forEach((id, i) => equal(store.get(id)?.fields.i, i, `get(${JSON.stringify(id)})`));
+    equal(store.get("\udc00"), undefined, "another lone surrogate is another id");
+    equal(store.delete("\ud800"), true, "delete of the lone surrogate");
+    equal(store.get("\ufffd")?.fields.i, 1, "the U+FFFD document stays");
+    equal(store.get("\ud800"), undefined, "the lone surrogate's is gone");
+    equal(store.delete("\ud800"), false, "deleted once");
+    equal(store.size, 3, "three left");
+  },
+
+  async "the functions on arrays read documents as JSON.stringify writes them: toJSON, own enumerable properties"(sdk) {
+    const { applyQuery, sortDocuments, DocumentStore } = sdk;
+    const plain = [
+      { fields: { t: "z" }, meta: { id: "1" } },
+      { fields: { t: "x" }, meta: { id: "2" } },
+      { fields: { t: "y" }, meta: { id: "3" } },
+    ];
+    // Each document's raw properties say the opposite order of what it writes.
+    const docs = plain.map((doc, i) => ({
+      fields: { t: String.fromCharCode(97 + i) },
+      meta: { id: doc.meta.id },
+      toJSON: () => doc,
+    }));
+    const scoped = plain.map((doc, i) => ({
+      fields: { t: String.fromCharCode(97 + i), toJSON: () => doc.fields },
+      meta: doc.meta,
+    }));
+    const hidden = plain.map((doc) => {
+      const fields = { shown: doc.fields.t };
+      Object.defineProperty(fields, "t", { value: doc.fields.t, enumerable: false });
+      return { fields, meta: doc.meta };
+    });
+    const query = "sorting%5Bfields.t%5D=ASC&sorting%5Bmeta.id%5D=ASC";
+    for (const [name, list] of Object.entries({ docs, scoped, hidden })) {
+      const store = new DocumentStore();
+      store.put(list);
+      const written = JSON.parse(JSON.stringify(list));
+      const expected = store.query(query).data.map((d) => d.meta.id);
+      equal(applyQuery(list, query).data.map((d) => d.meta.id), expected, `${name}: applyQuery as the store`);
+      equal(applyQuery(written, query).data.map((d) => d.meta.id), expected, `${name}: as its JSON`);
+      equal(sortDocuments(list, query).map((d) => JSON.stringify(d)), sortDocuments(written, query).map((d) => JSON.stringify(d)), `${name}: sortDocuments`);
+    }
+    equal(applyQuery(docs, query).data.map((d) => d.fields.t), ["x", "y", "z"], "by what toJSON writes");
+  },
+
+  async "a store's put names what the documents' JSON threw, and a symbol is called a symbol"(sdk) {
+    const store = new sdk.DocumentStore();
+    const getter = { fields: { get t() { throw new Error("the getter's own words"); } }, meta: { id: "1" } };
+    const error = throwsCode(() => store.put([getter]), "invalid_argument", "a throwing getter");
+    check(error.message.includes("the getter's own words"), error.message);
+    const big = throwsCode(() => store.put([{ fields: { n: 1n }, meta: { id: "1" } }]), "invalid_argument", "a BigInt");
+    check(/BigInt/.test(big.message), big.message);
+    const cyclic = { fields: {}, meta: { id: "1" } };
+    cyclic.fields.self = cyclic;
+    for (const [name, call] of Object.entries({ put: () => store.put([cyclic]), applyQuery: () => sdk.applyQuery([cyclic], "") })) {
+      const error = throwsCode(call, "invalid_argument", `${name} of a cycle`);
+      check(/circular/i.test(error.message) && !/\n/.test(error.message), `${name}: one line naming the cycle: ${JSON.stringify(error.message)}`);
+    }
+    const symbol = throwsCode(() => store.get(Symbol("s")), "invalid_argument", "a symbol id");
+    check(/got a symbol/.test(symbol.message), symbol.message);
+    equal(store.size, 0, "nothing stored");
+  },
+
   async "sort keys are capped at 32, and many sort calls stay fast"(sdk) {
     const q = new sdk.Query();
     for (let i = 0; i < 32; i++) q.sort(`fields.k${i}`, "ASC");
