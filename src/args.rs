@@ -43,9 +43,8 @@ pub enum Arg {
     /// Any other object (or a value of another type: a symbol, a bigint).
     Object,
     /// A value that could not be read: a getter or a `Proxy` threw while it
-    /// was read, or one of the package's objects was freed; or a value no
-    /// reader takes (a symbol, a bigint). Its text names it in messages
-    /// (`"a freed Query"`, `"a symbol"`); no reader accepts it.
+    /// was read, or one of the package's objects was freed. Its text names
+    /// it in messages (`"a freed Query"`); no reader accepts it.
     Unreadable(String),
 }
 

@@ -28,8 +28,11 @@ use std::path::{Path, PathBuf};
 /// them again as one text: +20 lines; 1,690 until every read of an argument
 /// that can run the caller's code (a getter, a `Proxy`) was caught, since an
 /// exception unwinding through the module corrupted it: the catching imports
-/// and the readers of `src/wasm/convert.rs`, +65 lines.)
-const BOUNDARY_BUDGET: usize = 1760;
+/// and the readers of `src/wasm/convert.rs`, +65 lines; 1,760 until a
+/// store's get and delete keyed an id with a lone surrogate as `put` does,
+/// by its WTF-8 from `src/js/store.js`, and `put` named what
+/// `JSON.stringify` threw: +11 lines.)
+const BOUNDARY_BUDGET: usize = 1771;
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in fs::read_dir(dir).unwrap() {

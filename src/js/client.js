@@ -434,7 +434,8 @@ async function perform(task, work, signal) {
   } catch (error) {
     if (signal !== undefined && error?.code === "aborted" && error.cause === undefined) {
       const cause = reasonOf(signal);
-      if (cause !== undefined) error.cause = cause;
+      // Not enumerable, as an Error's own `cause` is.
+      if (cause !== undefined) Object.defineProperty(error, "cause", { value: cause, writable: true, configurable: true });
     }
     throw error;
   } finally {

@@ -230,29 +230,47 @@ const BORROWED = /recursive use of an object|while it was borrowed/;
 /**
  * `fn.apply(self, args)`, its objects held meanwhile; the glue's error for
  * an object already inside a call becomes `invalid_argument` (`where`
- * names the call).
+ * names the call, `params` its parameters).
  */
-function enter(fn, self, args, where, runsCallerCode = true) {
+function enter(fn, self, args, where, params, runsCallerCode = true) {
   // A getter runs none of the caller's code: nothing can call back in.
   const own = runsCallerCode && ours(self);
-  let others;
-  for (let i = 0; i < args.length; i++) {
-    if (ours(args[i])) (others ??= []).push(args[i]);
-  }
+  let held = 0;
   if (own) hold(self);
-  if (others) others.forEach(hold);
+  for (let i = 0; i < args.length; i++) {
+    if (ours(args[i])) {
+      hold(args[i]);
+      held++;
+    }
+  }
   try {
     return fn.apply(self, args);
   } catch (error) {
     if (!(error instanceof ContentRepoError) && BORROWED.test(errorMessage(error))) {
-      const held = ours(self) ? [self, ...(others ?? [])] : (others ?? []);
-      throw invalid(`${where}: ${inUse(held)} is in use by a call that has not returned (a getter, Proxy trap or toJSON of yours called it during that call)`);
+      throw invalid(`${where}: ${inUse(self, args, params)} is in use by a call that has not returned (a getter, Proxy trap or toJSON of yours called it during that call)`);
     }
     throw error;
   } finally {
     if (own) release(self);
-    if (others) others.forEach(release);
+    for (let i = 0; held > 0 && i < args.length; i++) {
+      if (ours(args[i])) {
+        release(args[i]);
+        held--;
+      }
+    }
   }
+}
+
+/** Which of a call's objects another call holds, named. */
+function inUse(self, args, params) {
+  const name = (value) => classes.get(brands.get(value));
+  // Held by this call too: another holds it when it is held twice.
+  const index = args.findIndex((arg) => ours(arg) && busy.get(arg) > 1);
+  if (index >= 0 && !(ours(self) && busy.get(self) > 1)) {
+    const param = params?.[index];
+    return `${Array.isArray(param) ? param[0] : (param ?? `argument ${index + 1}`)} (a ${name(args[index])})`;
+  }
+  return ours(self) ? `this ${name(self)}` : "an object of content-repo";
 }
 
 function errorMessage(error) {
@@ -263,11 +281,6 @@ function errorMessage(error) {
   }
 }
 
-/** Which of the call's objects another call holds (a description). */
-function inUse(held) {
-  const other = held.find((value) => busy.get(value) > 1) ?? held[0];
-  return other === undefined ? "an object of content-repo" : `this ${classes.get(brands.get(other))}`;
-}
 
 function checkThis(self, cls, where) {
   const brand = self !== null && (typeof self === "object" || typeof self === "function") ? brands.get(self) : undefined;
@@ -335,7 +348,7 @@ function guardFunction(name, fn) {
       if (!isReady) return fail(signature, notInitialized(`${name}()`));
       try {
         checkArgs(args, signature, `${name}()`);
-        return enter(fn, this, args, `${name}()`);
+        return enter(fn, this, args, `${name}()`, signature?.params);
       } catch (error) {
         return fail(signature, error);
       }
@@ -355,7 +368,7 @@ function guardMethod(cls, key, fn, chainable) {
       try {
         if (!checkThis(this, cls, where)) throw freedThis(cls, where);
         checkArgs(args, signature, where);
-        result = enter(fn, this, args, where);
+        result = enter(fn, this, args, where, signature?.params);
       } catch (error) {
         return fail(signature, error);
       }
@@ -391,7 +404,7 @@ function guardAccessor(cls, key, descriptor) {
       [key]() {
         if (!isReady) throw notInitialized(where);
         if (!checkThis(this, cls, where)) throw freedThis(cls, where);
-        return enter(get, this, [], where, false);
+        return enter(get, this, [], where, undefined, false);
       },
     }[key];
   }
@@ -402,7 +415,7 @@ function guardAccessor(cls, key, descriptor) {
         if (!isReady) throw notInitialized(where);
         if (!checkThis(this, cls, where)) throw freedThis(cls, where);
         checkArgs([value], SIGNATURES[where], where);
-        enter(set, this, [value], where);
+        enter(set, this, [value], where, SIGNATURES[where]?.params);
       },
     }[key];
   }
@@ -448,7 +461,7 @@ function guardClass(cls) {
           if (!isReady) return fail(signature, notInitialized(where));
           try {
             checkArgs(args, signature, where);
-            return enter(fn, this, args, where);
+            return enter(fn, this, args, where, signature?.params);
           } catch (error) {
             return fail(signature, error);
           }

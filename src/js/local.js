@@ -201,8 +201,14 @@ function viewed(value, key) {
  */
 
 export function sortRows(docs, flat) {
-  const paths = [];
-  for (let j = 0; j + 1 < flat.length; j += 2) paths.push([flat[j], flat[j + 1]]);
+  // Each key's scope as an index of `scopes`: a document's scope object is
+  // read once (JSON.stringify reads it once), whatever the number of keys.
+  const paths = [], scopes = [];
+  for (let j = 0; j + 1 < flat.length; j += 2) {
+    if (!scopes.includes(flat[j])) scopes.push(flat[j]);
+    paths.push([scopes.indexOf(flat[j]), flat[j + 1]]);
+  }
+  const views = new Array(scopes.length);
   const n = docs.length;
   const k = paths.length;
   const rows = new Array(n);
@@ -212,12 +218,16 @@ export function sortRows(docs, flat) {
   for (let i = 0; i < n; i++) {
     // Read as JSON.stringify reads it for the selection: a `toJSON` applied
     // (with its key), own enumerable properties only.
+    if (!isObject(docs[i])) return i;
     const d = viewed(docs[i], i);
     if (!isObject(d)) return i;
+    for (let j = 0; j < scopes.length; j++) {
+      const scope = scopes[j];
+      views[j] = isEnumerable.call(d, scope) ? viewed(d[scope], scope) : undefined;
+    }
     const row = new Array(k);
     for (let j = 0; j < k; j++) {
-      const scope = paths[j][0];
-      const s = isEnumerable.call(d, scope) ? viewed(d[scope], scope) : undefined;
+      const s = views[paths[j][0]];
       const v = isObject(s) && isEnumerable.call(s, paths[j][1]) ? s[paths[j][1]] : null;
       if (v === Infinity || v === -Infinity || (typeof v === "object" && v !== null)) looked = true;
       row[j] = v;

@@ -46,10 +46,6 @@ fn convert(value: &JsValue, depth: u8) -> Arg {
         Arg::Bool(flag)
     } else if value.is_function() {
         Arg::Function
-    } else if value.is_symbol() {
-        Arg::Unreadable("a symbol".into())
-    } else if value.is_bigint() {
-        Arg::Unreadable("a bigint".into())
     } else {
         match is_array(value) {
             Ok(true) if depth == 0 => Arg::Array(Vec::new()),

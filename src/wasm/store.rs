@@ -103,11 +103,9 @@ impl JsDocumentStore {
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue,
     ) -> Result<JsValue, JsValue> {
-        let document = self
-            .inner
-            .get_json_key(&id_key(&id)?)
-            .map(from_json_text)
-            .transpose()?;
+        let key = id_key(&id)?;
+        let document = self.inner.get_json_key(&key).map(from_json_text);
+        let document = document.transpose()?;
         Ok(document.unwrap_or_default())
     }
 
@@ -151,16 +149,12 @@ impl JsDocumentStore {
     }
 }
 
-/// The key of a document id as the store keys it: its UTF-8, or, for a
-/// string with a lone surrogate, its WTF-8 (each lone surrogate kept, as
-/// `put` reads such an id from the JSON escape that writes it), never the
-/// U+FFFD of another document's id.
+/// An id as the store keys it (WTF-8: a lone surrogate kept, as `put` reads it).
 fn id_key(id: &JsValue) -> Result<Vec<u8>> {
-    let arg = convert::arg(id);
-    if !matches!(arg, crate::args::Arg::Unpaired(_)) {
-        return Ok(args::string(&arg, "the document id")?.into_bytes());
+    match convert::arg(id) {
+        args::Arg::Unpaired(_) => Ok(wtf8(id)),
+        arg => Ok(args::string(&arg, "the document id")?.into_bytes()),
     }
-    Ok(wtf8(id))
 }
 
 /// The answer of `page` as objects (`assemble` of `src/js/store.js`, from

@@ -177,6 +177,11 @@ export const cases = {
     early.abort(reason);
     const before = await rejects(c.documents(undefined, { signal: early.signal }), "aborted", "aborted before");
     check(before.cause === reason, "the reason given to abort() is the cause");
+    check(Object.getOwnPropertyDescriptor(before, "cause")?.enumerable === false, "cause is not enumerable, as an Error's own");
+    const big = new AbortController();
+    big.abort(10n);
+    const bigError = await rejects(c.documents(undefined, { signal: big.signal }), "aborted", "a BigInt reason");
+    check(bigError.cause === 10n && JSON.stringify(bigError).includes('"aborted"'), "the error still serializes");
     await env.control.script({ responses: [{ delayMs: 3000 }, { delayMs: 3000 }, { delayMs: 3000 }] });
     const late = new AbortController();
     setTimeout(() => late.abort(reason), 50);
