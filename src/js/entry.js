@@ -520,8 +520,9 @@ if (api.Client) {
     ...rest,
     get: {
       cache() {
-        // A freed client's read fails in the guarded getter, as before.
-        if (!made.has(this) || this.__wbg_ptr === 0) made.set(this, get.call(this));
+        // A freed client's read fails in the guarded getter, as before; a
+        // freed cache object is made again (the cache itself lives on).
+        if (!made.has(this) || this.__wbg_ptr === 0 || made.get(this).__wbg_ptr === 0) made.set(this, get.call(this));
         return made.get(this);
       },
     }.cache,

@@ -75,6 +75,11 @@ test("client.cache is one object per client, as a property is", () => {
   assert.equal(c.cache, c.cache);
   assert.notEqual(c.cache, client({ storage: "memory" }).cache);
   assert.equal(c.cache.policy, "network-first");
+  const first = c.cache;
+  first.free();
+  assert.notEqual(c.cache, first, "a freed cache object is made again");
+  assert.equal(c.cache.policy, "network-first", "and works");
+  assert.equal(c.cache, c.cache);
   assert.equal(client(undefined).cache, undefined);
   const freed = client({ storage: "memory" });
   assert.equal(typeof freed.cache, "object");
