@@ -712,6 +712,11 @@ function showError(error, ms, mode = cacheMode()) {
           "It answers an exact URL fetched before, any sorting and selection of a list made available offline, or a document cached with a selection covering the request's.",
         )
       : null,
+    // The page client has a cache: a service it cannot reach shows as
+    // not_cached, with the request's failure in the message.
+    notCached && !offlineOn && /\(the request failed: (network error|request timed out)/.test(String(error?.message))
+      ? h("p", { className: "error-help" }, "The service could not be reached: check the base URL (the local fixture server is the one `npm start` serves).")
+      : null,
     !notCached && offlineOn && (code === "network" || code === "timeout")
       ? h("p", { className: "error-help" }, `The page is offline, and this request needed the service (policy ${policy}).`)
       : null,

@@ -335,6 +335,15 @@ test("the offline panel prefetches with progress, answers offline from the cache
     assert.match(await text("#not-cached-reason"), /not cached.*offline \(simulated by the playground\)/);
     await page.screenshot({ path: join(results, "playground-offline.png"), fullPage: true });
 
+    // Online, a service that cannot be reached: not_cached, and the help says so.
+    await page.uncheck("#offline-toggle");
+    const baseUrl = await page.inputValue("#base-url");
+    await typeInto("#base-url", "http://127.0.0.1:9");
+    await sendAndWait();
+    assert.equal(await page.getAttribute("#result-error", "data-code"), "not_cached");
+    assert.match(await shownText("#result-error"), /The service could not be reached: check the base URL/);
+    await typeInto("#base-url", baseUrl);
+
     // Reload: IndexedDB kept the cache; the switch starts off and works from the keyboard.
     await page.reload();
     await open();
