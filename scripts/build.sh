@@ -12,6 +12,22 @@ cargo build --quiet --release --target wasm32-unknown-unknown --lib
 wasm=${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/release/content_repo.wasm
 # PKG_DIR writes the package elsewhere (benchmarks of a work in progress).
 out=${PKG_DIR:-pkg}
+
+# Nothing to do when the package was built from these very inputs (the
+# module cargo wrote, the JavaScript and types, these scripts, the README,
+# the manifests and the tools' versions), by content: `npm start` and
+# `npm test` again skip the 30 s of wasm-bindgen and wasm-opt.
+stamp="${CARGO_TARGET_DIR:-target}/pkg-inputs.$(printf '%s' "$PWD/$out" | cksum | cut -d' ' -f1)"
+inputs=$( {
+  cat "$wasm" src/js/* scripts/build.sh scripts/entries.mjs scripts/minify-exports.mjs \
+    README.md Cargo.toml Cargo.lock package.json package-lock.json
+  wasm-bindgen --version
+} | cksum)
+if [ -f "$out/package.json" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$inputs" ]; then
+  echo "[build] $out/ is up to date (built from these inputs)"
+  exit 0
+fi
+rm -f "$stamp"
 rm -rf "$out.tmp"
 mkdir -p "$out.tmp"
 # One optimised module, shared by both builds.
@@ -113,6 +129,7 @@ rm -rf "$out.old"
 [ -d "$out" ] && mv "$out" "$out.old"
 mv "$out.tmp" "$out"
 rm -rf "$out.old"
+printf '%s\n' "$inputs" > "$stamp"
 # The size as scripts/size.mjs measures it for the budget (zlib's gzip -9).
 node -e '
 import("./scripts/size.mjs").then(({ gzipped }) => {
