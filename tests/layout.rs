@@ -1,6 +1,6 @@
 //! The sans-IO layout (ARCHITECTURE.md, "The boundary has no logic"):
-//! `src/wasm/*.rs` converts values and performs I/O only, in at most 1,670
-//! lines (comments included), with no inline JavaScript (JavaScript lives in
+//! `src/wasm/*.rs` converts values and performs I/O only, within a line
+//! budget (`BOUNDARY_BUDGET`, comments included), with no inline JavaScript (JavaScript lives in
 //! `src/js/`); the core never names `wasm_bindgen`, `js_sys` or `web_sys`.
 //!
 //! It reads the source tree, so it runs natively only.
