@@ -281,7 +281,6 @@ function errorMessage(error) {
   }
 }
 
-
 function checkThis(self, cls, where) {
   const brand = self !== null && (typeof self === "object" || typeof self === "function") ? brands.get(self) : undefined;
   if (brand === cls) {

@@ -72,13 +72,21 @@ function overflowed(error) {
   }
 }
 
+/**
+ * `value` as `JSON.stringify` reads it under `key`: what its `toJSON(key)`
+ * gives, if it has one (read once, as the standard does; the key as a
+ * string).
+ */
+function withToJSON(value, key) {
+  const type = typeof value;
+  if (value === null || (type !== "object" && type !== "function" && type !== "bigint")) return value;
+  const toJSON = value.toJSON;
+  return typeof toJSON === "function" ? toJSON.call(value, String(key)) : value;
+}
+
 /** What `JSON.stringify` reads of a property's value: `toJSON`'s, a boxed primitive's. */
 function jsonValue(value, key) {
-  const type = typeof value;
-  if (value !== null && (type === "object" || type === "function" || type === "bigint")) {
-    const toJSON = value.toJSON; // (read once, as the standard does)
-    if (typeof toJSON === "function") value = toJSON.call(value, key);
-  }
+  value = withToJSON(value, key);
   if (typeof value !== "object" || value === null) return value;
   // (By the internal slot, whatever the prototype: a throw for each box a
   // value is not. This path is for values too deep for JSON.stringify only.)
@@ -187,19 +195,11 @@ export function listDocuments(value) {
   return undefined;
 }
 
-/** `value` as JSON.stringify writes it under `key`: what its `toJSON(key)` gives, if it has one (read once). */
-function viewed(value, key) {
-  if (typeof value !== "object" || value === null) return value;
-  const toJSON = value.toJSON;
-  return typeof toJSON === "function" ? toJSON.call(value, String(key)) : value;
-}
-
 /**
  * The JSON text of one row of sort values per document, `flat` being the
  * scope and the name of each key in turn (a missing value is null); the
  * index of the first element that is not a document instead.
  */
-
 export function sortRows(docs, flat) {
   // Each key's scope as an index of `scopes`: a document's scope object is
   // read once (JSON.stringify reads it once), whatever the number of keys.
@@ -219,11 +219,11 @@ export function sortRows(docs, flat) {
     // Read as JSON.stringify reads it for the selection: a `toJSON` applied
     // (with its key), own enumerable properties only.
     if (!isObject(docs[i])) return i;
-    const d = viewed(docs[i], i);
+    const d = withToJSON(docs[i], i);
     if (!isObject(d)) return i;
     for (let j = 0; j < scopes.length; j++) {
       const scope = scopes[j];
-      views[j] = isEnumerable.call(d, scope) ? viewed(d[scope], scope) : undefined;
+      views[j] = isEnumerable.call(d, scope) ? withToJSON(d[scope], scope) : undefined;
     }
     const row = new Array(k);
     for (let j = 0; j < k; j++) {

@@ -792,7 +792,13 @@ impl DocumentStore {
 
     /// Removes the document stored under `id`; whether there was one.
     pub fn delete(&mut self, id: &str) -> bool {
-        self.remove_ids([id.as_bytes()]) == 1
+        self.delete_key(id.as_bytes())
+    }
+
+    /// Removes the document stored under the id whose decoded bytes are
+    /// `key` (as [`DocumentStore::get_json_key`]); whether there was one.
+    pub fn delete_key(&mut self, key: &[u8]) -> bool {
+        self.remove_ids([key]) == 1
     }
 
     /// Removes every document. The indexes' definitions stay (empty), so

@@ -103,10 +103,11 @@ impl JsDocumentStore {
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue,
     ) -> Result<JsValue, JsValue> {
-        let key = id_key(&id)?;
-        let document = self.inner.get_json_key(&key).map(from_json_text);
-        let document = document.transpose()?;
-        Ok(document.unwrap_or_default())
+        let document = self.inner.get_json_key(&id_key(&id)?);
+        Ok(document
+            .map(from_json_text)
+            .transpose()?
+            .unwrap_or_default())
     }
 
     /// Answers a query from the stored documents as `applyQuery` would
@@ -139,7 +140,7 @@ impl JsDocumentStore {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "string")] id: JsValue,
     ) -> Result<bool, JsValue> {
-        Ok(self.inner.remove_ids([id_key(&id)?.as_slice()]) == 1)
+        Ok(self.inner.delete_key(&id_key(&id)?))
     }
 
     /// Removes every document.
