@@ -31,7 +31,7 @@ pub(crate) fn usize_from_f64(number: f64) -> usize {
 /// `value` as `Display` writes an `f64` (`format!("{value}")`): the
 /// shortest digits that read back as `value`, never with an exponent
 /// (`1e21` is `1000000000000000000000`, `1e-7` is `0.0000001`), `-0`,
-/// `NaN`, `inf`, `-inf`.
+/// `NaN`; but `Infinity` and `-Infinity` as JavaScript writes them.
 ///
 /// The digits come from the platform: on wasm32 from JavaScript's
 /// `Number.prototype.toString` (the same shortest digits, nearest to the

@@ -251,6 +251,23 @@ fn errors_never_carry_an_echoed_key() {
 }
 
 #[test]
+fn a_blank_service_message_is_no_message() {
+    // Not "HTTP 500: " (a message of blanks printed after a colon).
+    for body in [
+        r#"{"message":""}"#,
+        r#"{"message":" \n\t"}"#,
+        r#"{"error":{"message":"\u202e"}}"#,
+    ] {
+        assert_eq!(http_error(500, body, KEY).to_string(), "HTTP 500", "{body}");
+    }
+    // A blank form gives way to the next one.
+    let error = http_error(503, r#"{"message":"", "error":"busy"}"#, KEY);
+    assert_eq!(error.to_string(), "HTTP 503: busy");
+    let error = http_error(503, r#"{"message":" ", "error":{"message":"later"}}"#, KEY);
+    assert_eq!(error.to_string(), "HTTP 503: later");
+}
+
+#[test]
 fn excerpts_are_short_and_marked_when_cut() {
     assert_eq!(excerpt("short", "k3y", 80), "short");
     assert_eq!(excerpt("abcdef", "zz", 3), "abc…");

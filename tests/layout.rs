@@ -1,5 +1,5 @@
 //! The sans-IO layout (ARCHITECTURE.md, "The boundary has no logic"):
-//! `src/wasm/*.rs` converts values and performs I/O only, within a line
+//! `src/wasm/*.rs` converts values and calls the core (`src/js` performs the I/O), within a line
 //! budget (`BOUNDARY_BUDGET`, comments included), with no inline JavaScript (JavaScript lives in
 //! `src/js/`); the core never names `wasm_bindgen`, `js_sys` or `web_sys`.
 //!

@@ -1,5 +1,5 @@
 //! The request plan as Rust data: where a request goes and with which
-//! headers. Only the wasm boundary turns it into a `fetch` call.
+//! headers. Only `src/js/client.js` calls `fetch`.
 
 pub mod call;
 pub mod response;

@@ -294,15 +294,17 @@ fn message_at(bytes: &[u8], start: usize, names: &[&[u8]], depth: usize) -> Opti
 
 /// The error for a non-2xx response: the status and, when the body is
 /// `{message}`, `{error: {message}}` or `{error: "..."}`, the service's
-/// message (shortened, without the key).
+/// message (shortened, without the key). A message that would print as
+/// blanks only (`""`, `" \n"`) is no message: the next form is read.
 pub fn http_error(status: u16, body: &str, secret: &str) -> Error {
     let bytes = body.as_bytes();
     let start = json::skip_space(bytes, 0);
+    let read = |name: &[u8]| {
+        message_at(bytes, start, &[name], 0)
+            .filter(|text| !text.chars().all(|c| printable(c).is_whitespace()))
+    };
     let message = (json::validate(body).is_ok() && bytes.get(start) == Some(&b'{'))
-        .then(|| {
-            message_at(bytes, start, &[b"message"], 0)
-                .or_else(|| message_at(bytes, start, &[b"error"], 0))
-        })
+        .then(|| read(b"message").or_else(|| read(b"error")))
         .flatten()
         .map(|text| excerpt(&text, secret, MESSAGE_CHARS));
     Error::Http { status, message }

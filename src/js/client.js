@@ -39,8 +39,12 @@ function field(value, key) {
 function errorText(error) {
   let message = field(error, "message");
   if (typeof message !== "string") message = typeof error === "string" ? error : `failed with ${kind(error)}, not an Error`;
-  const code = field(field(error, "cause"), "code");
-  return typeof code === "string" ? `${message} (${code})` : message;
+  // The reason a runtime gives beneath its own "fetch failed": a system error's code (Node's
+  // ECONNREFUSED), else its message ("redirect count exceeded", "bad port").
+  const cause = field(error, "cause");
+  const code = field(cause, "code");
+  const reason = typeof code === "string" ? code : field(cause, "message");
+  return typeof reason === "string" && reason !== "" ? `${message} (${reason})` : message;
 }
 
 /** A number as Rust writes it in a message. */
@@ -215,19 +219,22 @@ const unlessStopped = (task, work) =>
     throw task.stopped(reason === "aborted");
   });
 
-/** The attempts of one call, under one `Stop`: the body goes to the task, and is the result (for the cache's write). */
-async function attempts(io, task, retry, signal) {
+/**
+ * The attempts of one call, under one `Stop`: the body goes to the task, and is the result (for
+ * the cache's write). `started`: when the call began, if before now (its time budget runs from then).
+ */
+async function attempts(io, task, retry, signal, started) {
   if (signal?.aborted) throw task.stopped(true);
   const fetch = io.fetch ?? globalFetch();
   if (fetch === undefined) throw task.network("this environment has no global `fetch`; pass `fetch` in the Client options");
   let stop;
   try {
-    stop = new Stop(io.ms, signal);
+    stop = new Stop(started === undefined || !(io.ms > 0) ? io.ms : Math.max(1, started + io.ms - Date.now()), signal);
   } catch {
     throw task.network("AbortController is not available");
   }
   try {
-    task.begin(retry);
+    task.begin(retry, started);
     const url = task.url();
     for (;;) {
       const [status, text, body] = await unlessStopped(task, stop.send(fetch, url, io.authorization));
@@ -240,14 +247,18 @@ async function attempts(io, task, retry, signal) {
   }
 }
 
-/** The task's GET (the body); without a signal, shared with the same GET in flight (its outcome adopted). */
-function get(io, task, retry, signal) {
+/**
+ * The task's GET (the body); without a signal, shared with the same GET in flight (its outcome
+ * adopted). A call has its own time budget: when the GET it shared ran out of the first caller's,
+ * it goes on within what is left of its own (`started`: when it began).
+ */
+function get(io, task, retry, signal, started) {
   const key = task.shareKey(retry, signal !== undefined);
   if (key === undefined) return attempts(io, task, retry, signal);
   let entry = io.inflight.get(key);
   if (entry === undefined) {
     const sharers = [];
-    const run = attempts(io, task, retry).finally(() => {
+    const run = attempts(io, task, retry, undefined, started).finally(() => {
       // The entry goes with its call, so later calls send again.
       if (io.inflight.get(key) === entry) io.inflight.delete(key);
       for (const sharer of sharers) sharer.adopt(task);
@@ -256,7 +267,9 @@ function get(io, task, retry, signal) {
     io.inflight.set(key, entry);
   } else {
     entry.sharers.push(task);
+    const joined = started ?? Date.now();
     return entry.run.catch((error) => {
+      if (field(error, "code") === "timeout" && io.ms > 0 && Date.now() - joined < io.ms) return get(io, task, retry, undefined, joined);
       throw own(error);
     });
   }

@@ -53,7 +53,9 @@ export function wasmMemoryBytes(): number;
  *
  * - `invalid_argument`: an invalid base URL, repository, id, key, limit,
  *   offset, locale, includes, tag, search, filter or option; an object used
- *   after `free()`, or a method called on an object of another class;
+ *   after `free()`, a method called on an object of another class, or an SDK
+ *   object called (or freed) from inside one of its own calls (by your
+ *   getter, `Proxy` trap or `toJSON`);
  * - `invalid_sort`: a sort key without a valid scope, or an invalid direction;
  * - `invalid_selection`: a field selection outside the grammar (with
  *   `position` and `expected`);
@@ -66,7 +68,8 @@ export function wasmMemoryBytes(): number;
  * - `storage`: the offline cache's storage failed (reported to
  *   `onCacheError`, never thrown by a request; `prefetch` and `refresh`
  *   reject with it when the list could not be recorded whole);
- * - `not_cached`: the cache cannot answer (offline, or `cache-only`);
+ * - `not_cached`: the cache cannot answer (offline, or `cache-only`), or
+ *   `prefetch` or `refresh` could not record the list consistently;
  * - `not_initialized`: a synchronous call before the module is ready.
  */
 export type ErrorCode =
@@ -156,7 +159,7 @@ export interface Meta {
  * are kept.
  *
  * `F` is what you state the service returns. A field selection returns only
- * what it selects (SPEC section 3): with one, read results as
+ * what it selects (the README's "Field selection"): with one, read results as
  * `Document<Partial<F>>`. A selection that names only `meta` returns no
  * `fields` at all, and one that names `meta` keys returns only those keys.
  *
@@ -174,7 +177,7 @@ export interface Document<F = Record<string, unknown>> {
 export interface ListMeta {
   /** The number of documents in `data`. */
   count: number;
-  /** The page size: the query's `limit`, or the service's default 25. */
+  /** The page size: the query's `limit`, or the service's default 25; for `all()`, the number of documents gathered. */
   limit: number;
   /** How many documents of the list precede this page. */
   offset: number;
@@ -214,7 +217,8 @@ export interface SourceInfo {
   readonly source: Source;
   /**
    * `true` for a cached answer given because the network failed (or timed
-   * out under `networkTimeoutMs`), or older than `maxAgeMs`.
+   * out under `networkTimeoutMs`), or older than `maxAgeMs`, or invalidated
+   * (`client.cache.invalidate`).
    */
   readonly stale: boolean;
   /** For a cached answer: when it was received from the service, in ms since the epoch. */
@@ -386,7 +390,7 @@ export class Query {
 
 /**
  * Returns a new array of the same document objects, sorted by the query's
- * sort keys as the service sorts (SPEC section 2): missing and `null` values
+ * sort keys as the service sorts (the README's "Re-sorting"): missing and `null` values
  * last in both directions, ties by `meta.createdAt` then `meta.id`
  * descending, then the input order. The query's other parameters are ignored.
  *
@@ -395,7 +399,7 @@ export class Query {
 export function sortDocuments<T extends DocumentLike>(documents: readonly T[], query?: QueryInput): T[];
 
 /**
- * Applies a field selection such as `"title, author/name"` (SPEC section 3):
+ * Applies a field selection such as `"title, author/name"` (the README's "Field selection"):
  * to each document of an array, to the `data` of a list envelope (and the
  * `includes` scope to its `includes`, other keys kept), or to one document.
  * Returns new objects (`"*"` returns the input itself). Throws `invalid_selection` (with `position`) for an
@@ -641,8 +645,9 @@ export interface ClientOptions {
    */
   cache?: boolean | CacheOptions;
   /**
-   * Called with what went wrong in the cache (`storage`: a failed write;
-   * `decode`: a corrupt stored entry, skipped). Requests are not failed by it.
+   * Called with what went wrong in the cache (`storage`: a failed load, write
+   * or clear; `decode`: a corrupt stored entry, skipped, or a response the
+   * cache cannot record). Requests are not failed by it.
    * @defaultValue `console.warn`
    */
   onCacheError?: (error: ContentRepoError) => void;
@@ -747,7 +752,8 @@ export class ClientCache {
   clear(): Promise<void>;
   /**
    * Marks cached answers stale (for `endpoint`, or every one): the next call
-   * for them asks the service under every policy but `cache-only`.
+   * for them asks the service under every policy but `cache-only`
+   * (`stale-while-revalidate` still answers from the cache while it asks).
    */
   invalidate(endpoint?: EndpointSpec): void;
   /** How many documents are cached (after `ready()`), over every variant. */
@@ -829,7 +835,7 @@ export class Client {
   prefetch(endpoint: ListEndpointSpec, options?: PrefetchOptions): Promise<Progress>;
   /**
    * Brings a prefetched list up to date, asking only for what changed since
-   * (SPEC section 6). Rejects with `invalid_argument` without a cache.
+   * (the README's "Refresh"). Rejects with `invalid_argument` without a cache.
    */
   refresh(endpoint: ListEndpointSpec, options?: RefreshOptions): Promise<RefreshResult>;
   /** The offline cache, or `undefined` for a client created without the `cache` option. */

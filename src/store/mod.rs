@@ -334,7 +334,7 @@ impl Default for StoreId {
 /// documents it was delivered, each by its slot.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Page {
-    /// The list envelope (SPEC section 1) with the documents the caller
+    /// The list envelope (SPEC section 4) with the documents the caller
     /// does not hold, in page order.
     pub text: String,
     /// One word per document of the page, in order: its slot shifted left

@@ -289,9 +289,9 @@ impl JsClient {
         })
     }
 
-    /// Every page of a list collected into one list envelope
-    /// (`meta.count` = `meta.total` = the number of documents). Rejects with
-    /// `invalid_argument` when the list has more than `maxPages` pages.
+    /// Every page of a list collected into one list envelope (`meta.count` =
+    /// `meta.limit` = the documents gathered, `meta.total` = offset + count).
+    /// Rejects with `invalid_argument` when the list has more than `maxPages` pages.
     #[wasm_bindgen(unchecked_return_type = "Promise<ListResponse>")]
     pub fn all(
         &self,

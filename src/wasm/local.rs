@@ -50,7 +50,7 @@ fn read_list(value: &JsValue, order: Option<Vec<u32>>) -> Result<String> {
 /// Returns a new array of the same documents (not copied), sorted by the
 /// query's sort keys as the service sorts (SPEC section 2), stable; without
 /// sort keys, the default order. Throws `invalid_argument` for what is not an
-/// array of documents, or an invalid query string.
+/// array of documents, or the query string's own error (`invalid_sort`, ...).
 #[wasm_bindgen(js_name = sortDocuments, skip_typescript, unchecked_return_type = "Document[]")]
 pub fn sort_documents(
     #[wasm_bindgen(unchecked_param_type = "Document[]")] documents: JsValue,

@@ -135,10 +135,12 @@ impl Task {
         shared_key(&self.url(), signal, retry)
     }
 
-    /// Starts a call (its deadline runs from now).
-    pub fn begin(&mut self, retry: bool) {
+    /// Starts a call; its deadline runs from `started` (Unix ms: when the
+    /// caller called, for a call that first shared another's GET), else
+    /// from now.
+    pub fn begin(&mut self, retry: bool, started: Option<f64>) {
         let options = &self.shared.options;
-        let now = js_sys::Date::now();
+        let now = started.unwrap_or_else(js_sys::Date::now);
         self.flow.call = Some(Call::new(options.retry, options.timeout_ms, retry, now));
     }
 

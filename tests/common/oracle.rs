@@ -607,18 +607,29 @@ pub fn json_str(text: &str, asks: &[Ask]) -> Outcome {
 }
 
 /// The service's message as `JSON.parse` reads the body: `message` if it is
-/// a string, else `error` if it is a string, else `error.message`.
+/// a string that prints as more than blanks, else `error` if it is one,
+/// else `error.message` if it is one.
 fn expected_message(value: &J) -> Option<String> {
-    let text = |units: &Vec<u16>| String::from_utf8_lossy(&wtf8(units)).into_owned();
-    match (value.get("message"), value.get("error")) {
-        (Some(J::Str(units)), _) => Some(text(units)),
-        (_, Some(J::Str(units))) => Some(text(units)),
-        (_, Some(error @ J::Obj(_))) => match error.get("message") {
-            Some(J::Str(units)) => Some(text(units)),
-            _ => None,
-        },
+    let text = |value: Option<&J>| match value {
+        Some(J::Str(units)) => Some(String::from_utf8_lossy(&wtf8(units)).into_owned()),
         _ => None,
-    }
+    };
+    // Blank: white space, control characters and the bidirectional
+    // controls, all of which a message prints as spaces.
+    let bidi = |c: char| matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}');
+    let shown = |text: &String| {
+        !text
+            .chars()
+            .all(|c| c.is_whitespace() || c.is_control() || bidi(c))
+    };
+    let error = value.get("error");
+    text(value.get("message"))
+        .filter(shown)
+        .or_else(|| text(error).filter(shown))
+        .or_else(|| match error {
+            Some(error @ J::Obj(_)) => text(error.get("message")).filter(shown),
+            _ => None,
+        })
 }
 
 /// A text too deep for the reference: every entry runs, and agrees with

@@ -291,6 +291,31 @@ export const cases = {
     equal((await apiRequests(env)).length, 1, "one request for both");
   },
 
+  async "a call that shares a GET has its own time budget"(sdk, env) {
+    // The first caller's budget runs out first: the second goes on within what is left of its own.
+    const c = client(sdk, env, { timeoutMs: 900 });
+    await env.control.script({ responses: [{ delayMs: 3000 }, { delayMs: 0 }] });
+    const first = rejects(c.collection("authors", "limit=2"), "timeout", "the first caller");
+    await new Promise((resolve) => setTimeout(resolve, 450));
+    const joined = Date.now();
+    const second = await c.collection("authors", "limit=2");
+    await first;
+    equal(second.data.length, 2, "the second caller's answer");
+    equal((await apiRequests(env)).length, 2, "sent again for the second caller");
+    // And times out when its own budget ends, with its own figure.
+    await env.control.reset();
+    await env.control.script({ responses: [{ delayMs: 3000 }, { delayMs: 3000 }] });
+    const again = rejects(c.collection("authors", "limit=3"), "timeout", "the first caller");
+    await new Promise((resolve) => setTimeout(resolve, 450));
+    const started = Date.now();
+    const late = await rejects(c.collection("authors", "limit=3"), "timeout", "the second caller");
+    const elapsed = Date.now() - started;
+    await again;
+    check(elapsed >= 800 && elapsed < 2500, `the second caller timed out after ${elapsed} ms of its own`);
+    check(late.message.includes("900 ms"), late.message);
+    check(Date.now() - joined < 5000, "bounded");
+  },
+
   async "bodies that are not the JSON expected are decode errors with an excerpt"(sdk, env) {
     const c = client(sdk, env);
     await env.control.script({ responses: [{ kind: "truncated" }] });

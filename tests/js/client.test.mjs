@@ -52,6 +52,28 @@ test("an injected fetch is called with the URL, GET, the Authorization header an
   assert.throws(() => new sdk.Client({ baseUrl: "https://cms.invalid", repository: "blog", apiKey: "k", fetch: "nope" }), (e) => e.code === "invalid_argument");
 });
 
+test("a network error names the reason beneath the runtime's own message, without the key", async () => {
+  // As Node's fetch fails: "fetch failed", the reason in `cause` (a message, or a system error's code).
+  const failing = (cause) => async () => {
+    throw new TypeError("fetch failed", { cause });
+  };
+  const reasons = [
+    [new Error("redirect count exceeded"), "fetch failed (redirect count exceeded)"],
+    [Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:9"), { code: "ECONNREFUSED" }), "fetch failed (ECONNREFUSED)"],
+    [new Error(""), "fetch failed"],
+    [undefined, "fetch failed"],
+    [new Error("rejected Authorization: secret-key-123"), "fetch failed (rejected Authorization: "],
+  ];
+  for (const [cause, expected] of reasons) {
+    const client = new sdk.Client({ baseUrl: "https://cms.invalid", repository: "blog", apiKey: "secret-key-123", fetch: failing(cause), retries: 0 });
+    const error = await client.documents().then(() => assert.fail("resolved"), (e) => e);
+    assert.equal(error.code, "network");
+    assert.ok(error.message.startsWith(`network error: ${expected}`), error.message);
+    if (expected === "fetch failed") assert.equal(error.message, "network error: fetch failed");
+    assert.ok(!error.message.includes("secret-key-123"), error.message);
+  }
+});
+
 test("timeouts and the caller's signal abort the underlying fetch", async () => {
   const signals = [];
   const hanging = (url, init) => {
