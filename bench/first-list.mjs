@@ -369,13 +369,16 @@ export async function firstListFigures({ pkg = path.join(ROOT, "pkg"), quick = f
     log(`\n### first list: Chromium ${result.browserVersion}, CPU ${THROTTLING.cpuRate}x slower, ${THROTTLING.latencyMs} ms per request, ${THROTTLING.downloadBitsPerSecond / 1e6} Mbit/s down, ${THROTTLING.uploadBitsPerSecond / 1e3} kbit/s up, cache disabled`);
     log(`content-repo (pkg/web unbundled, import map; also with preload hints) vs comfortable-javascript ${comfortableVersion} (dist/comfortable.min.js): ${rounds} rounds after a warm-up round`);
     const runs = Object.fromEntries(APPS.map((app) => [app, []]));
-    const lists = {};
+    // Every visit's list (the warm-up's and each round's) is compared with the first one's.
+    let expected;
+    let sameList = true;
     for (let i = -1; i < rounds; i++) {
       const order = i % 2 === 0 ? APPS : [...APPS].reverse();
       const round = {};
       for (const app of order) {
         const report = await visit(browser, server.origin, app);
-        lists[app] ??= report.list;
+        expected ??= report.list;
+        if (report.list !== expected) sameList = false;
         round[app] = report;
       }
       if (i < 0) continue; // warm-up
@@ -383,8 +386,8 @@ export async function firstListFigures({ pkg = path.join(ROOT, "pkg"), quick = f
       const c = round.comfortable.done;
       log(`  round ${i + 1}: ${APPS.map((app) => `${app} ${round[app].done.toFixed(0)} ms`).join(", ")}; sdk / comfortable ${(round.sdk.done / c).toFixed(2)}, sdk-hints / comfortable ${(round["sdk-hints"].done / c).toFixed(2)}`);
     }
-    result.sameList = APPS.every((app) => lists[app] === lists.comfortable);
-    result.listLength = JSON.parse(lists.comfortable).length;
+    result.sameList = sameList;
+    result.listLength = JSON.parse(expected).length;
     result.acceptEncoding = [...server.encodings];
     result.apiRequests = [...new Set(server.requests)];
     result.runs = runs;

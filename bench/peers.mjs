@@ -1086,9 +1086,11 @@ export function selfCheck(peers, docs, sdkImpl = null) {
       ok = false;
       lines.push(`FAIL ${w}: (d) hand-written and (e) best-plain-js disagree: ${firstDiff(envelope(d.w[w](docs)), envelope(e.w[w](docs)))}`);
     }
-    const others = peers.filter((p) => p.key !== "d" && p.key !== "e").map((p) => [`(${p.key}) ${p.name}`, p.w[w]]);
-    if (sdkImpl) for (const [label, impl] of Object.entries(sdkImpl)) if (impl[w]) others.push([label, impl[w]]);
-    for (const [label, fn] of others) {
+    const others = peers.filter((p) => p.key !== "d" && p.key !== "e").map((p) => [`(${p.key}) ${p.name}`, p.w[w], false]);
+    // The SDK must give the service's answer: a difference fails the run (the peers (a) to (c)
+    // order by other rules, which is reported, not failed).
+    if (sdkImpl) for (const [label, impl] of Object.entries(sdkImpl)) if (impl[w]) others.push([label, impl[w], true]);
+    for (const [label, fn, must] of others) {
       let res;
       let agree;
       try {
@@ -1100,7 +1102,8 @@ export function selfCheck(peers, docs, sdkImpl = null) {
         res = "throws: " + String(err && err.message ? err.message : err).slice(0, 200);
       }
       details.push({ workload: w, impl: label, agreesWithReference: agree, note: agree ? undefined : res });
-      if (!agree) lines.push(`info ${w}: ${label} ${res}`);
+      if (!agree && must) ok = false;
+      if (!agree) lines.push(`${must ? "FAIL" : "info"} ${w}: ${label} ${res}`);
     }
   }
   if (docs.map((x) => x.meta.id).join(",") !== before) {

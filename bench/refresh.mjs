@@ -6,11 +6,13 @@
 // list in the default order (createdAt DESC, id DESC), `limit`/`offset`
 // pages with `meta.total`, `filters[0][*.meta.updatedAt][greaterThanOrEqual]`,
 // `fields=meta(id,revision)`, and `meta.id` `equal` filters joined with `or`.
-// It counts the bytes of every body it sends.
+// It counts the bytes of every body it sends, as written and as a server
+// compresses them (gzip, level 6, each body alone), and the requests.
 //
 //   node bench/refresh.mjs [--sizes=10000,100000] [--seed=N]   (after npm run build)
 //   refreshFigures(sdk, { sizes, seed, log }) -> [{ size, prefetch, idle, changed }]
 
+import { gzipSync } from "node:zlib";
 import { generateDocuments } from "./gen.mjs";
 
 const encoder = new TextEncoder();
@@ -19,7 +21,7 @@ const defaultOrder = (a, b) => (a.meta.createdAt < b.meta.createdAt ? 1 : a.meta
 
 /** A fake service over `docs`; `traffic.bytes` counts what it sent. */
 function service(docs) {
-  const state = { docs: [...docs].sort(defaultOrder), bytes: 0, requests: 0, clock: 0 };
+  const state = { docs: [...docs].sort(defaultOrder), bytes: 0, gzipBytes: 0, requests: 0, clock: 0 };
   for (const doc of state.docs) state.clock = Math.max(state.clock, Date.parse(doc.meta.updatedAt));
   const fetch = async (input) => {
     const url = new URL(input);
@@ -38,7 +40,9 @@ function service(docs) {
     let page = list.slice(offset, offset + limit);
     if (params.get("fields") === "meta(id,revision)") page = page.map((d) => ({ meta: { id: d.meta.id, revision: d.meta.revision } }));
     const body = JSON.stringify({ data: page, meta: { count: page.length, limit, offset, total: list.length } });
-    state.bytes += encoder.encode(body).length;
+    const bytes = encoder.encode(body);
+    state.bytes += bytes.length;
+    state.gzipBytes += gzipSync(bytes, { level: 6 }).length;
     state.requests++;
     return new Response(body, { status: 200, headers: { "content-type": "application/json" } });
   };
@@ -58,6 +62,9 @@ function service(docs) {
       state.docs.push({ fields: { ...template.fields, title: `new ${k}` }, meta: { ...template.meta, id: `9${String(seed % 1e8).padStart(8, "0")}${String(k).padStart(9, "0")}`, revision: 1, createdAt: at, updatedAt: at } });
     }
     state.docs.sort(defaultOrder);
+    // What refresh must find (fewer at small sizes, where fewer documents are picked).
+    const updated = Math.min(pick.length, 10);
+    return { changed: updated + 3, deleted: gone.size, added: 3 };
   };
   return { state, fetch, change };
 }
@@ -85,27 +92,42 @@ export async function refreshFigures(sdk, { sizes = [10000, 100000], seed = 2024
     const fake = service(generateDocuments(size, seed));
     const client = new sdk.Client({ baseUrl: "http://bench.invalid", repository: "bench", apiKey: "bench-key", retries: 0, fetch: fake.fetch, cache: { storage: new MemoryStorage() } });
     const measure = async (run) => {
-      const [bytes, started] = [fake.state.bytes, performance.now()];
+      const { bytes, gzipBytes, requests } = fake.state;
+      const started = performance.now();
       const result = await run();
-      return { bytes: fake.state.bytes - bytes, ms: performance.now() - started, result };
+      const took = { bytes: fake.state.bytes - bytes, gzipBytes: fake.state.gzipBytes - gzipBytes, requests: fake.state.requests - requests };
+      return { ...took, ms: performance.now() - started, result };
     };
     const prefetch = await measure(() => client.prefetch("documents"));
     const idle = await measure(() => client.refresh("documents"));
-    fake.change(seed);
+    const counts = fake.change(seed);
     const changed = await measure(() => client.refresh("documents"));
-    const expect = { changed: 13, deleted: 5, total: size - 2 };
+    const expect = { changed: counts.changed, deleted: counts.deleted, total: size - counts.deleted + counts.added };
     const ok = JSON.stringify(changed.result) === JSON.stringify(expect) && idle.result.changed === 0 && idle.result.deleted === 0;
+    const against = (run) => ({
+      bytes: run.bytes,
+      gzipBytes: run.gzipBytes,
+      requests: run.requests,
+      ms: run.ms,
+      bytesRatio: run.bytes / prefetch.bytes,
+      gzipRatio: run.gzipBytes / prefetch.gzipBytes,
+      timeRatio: run.ms / prefetch.ms,
+    });
     const row = {
       size,
-      prefetch: { bytes: prefetch.bytes, ms: prefetch.ms },
-      idle: { bytes: idle.bytes, ms: idle.ms, bytesRatio: idle.bytes / prefetch.bytes, timeRatio: idle.ms / prefetch.ms },
-      changed: { bytes: changed.bytes, ms: changed.ms, bytesRatio: changed.bytes / prefetch.bytes, timeRatio: changed.ms / prefetch.ms, counts: changed.result },
+      prefetch: { bytes: prefetch.bytes, gzipBytes: prefetch.gzipBytes, requests: prefetch.requests, ms: prefetch.ms },
+      idle: against(idle),
+      changed: { ...against(changed), counts: changed.result },
       ok,
     };
     const pct = (x) => `${(100 * x).toFixed(2)}%`;
+    const met = row.idle.bytesRatio <= 0.05 && row.changed.bytesRatio <= 0.05;
+    const gzipMet = row.idle.gzipRatio <= 0.05 && row.changed.gzipRatio <= 0.05;
     log(
-      `refresh ${size}: prefetch ${(prefetch.bytes / 1048576).toFixed(1)} MiB; nothing changed ${pct(row.idle.bytesRatio)} of the bytes, ${row.idle.timeRatio.toFixed(2)}x the time; ` +
-        `18 changes ${pct(row.changed.bytesRatio)} of the bytes, ${row.changed.timeRatio.toFixed(2)}x the time (target <= 5% of the bytes: ${row.idle.bytesRatio <= 0.05 && row.changed.bytesRatio <= 0.05 ? "met" : "missed"})${ok ? "" : ` counts WRONG: ${JSON.stringify(changed.result)}`}`,
+      `refresh ${size}: prefetch ${(prefetch.bytes / 1048576).toFixed(1)} MiB (${(prefetch.gzipBytes / 1048576).toFixed(1)} MiB gzip, ${prefetch.requests} requests); ` +
+        `nothing changed ${pct(row.idle.bytesRatio)} of the bytes (gzip ${pct(row.idle.gzipRatio)}, ${idle.requests} requests), ${row.idle.timeRatio.toFixed(2)}x the time; ` +
+        `${counts.changed - counts.added} updated, ${counts.deleted} deleted, ${counts.added} added: ${pct(row.changed.bytesRatio)} (gzip ${pct(row.changed.gzipRatio)}, ${changed.requests} requests), ${row.changed.timeRatio.toFixed(2)}x the time ` +
+        `(target <= 5% of the bytes: ${met ? "met" : "missed"} as written, ${gzipMet ? "met" : "missed"} gzipped)${ok ? "" : ` counts WRONG: ${JSON.stringify(changed.result)}, expected ${JSON.stringify(expect)}`}`,
     );
     out.push(row);
     client.free?.();

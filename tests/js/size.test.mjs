@@ -94,10 +94,14 @@ import { entrySizes, importsOf, moduleGraph } from "../../scripts/size.mjs";
  * lone surrogate kept apart in get and delete, what JSON.stringify threw
  * named, sort keys read as JSON.stringify reads them, an aborted call's
  * cause): +1.2 KB, for
- * which the budget was raised deliberately from 179 to 180 KiB. This
+ * which the budget was raised deliberately from 179 to 180 KiB; 180.2 KiB,
+ * 184,486 bytes, once a review of the request lifecycle was fixed (a call
+ * that shared a GET keeps its own time budget, a network error names the
+ * runtime's reason, a blank service message is no message): +0.26 KB, for
+ * which the budget was raised deliberately from 180 to 181 KiB. This
  * budget is what it measured, rounded up to the next KiB.
  */
-const BUDGET_GZIP_BYTES = 180 * 1024;
+const BUDGET_GZIP_BYTES = 181 * 1024;
 
 const pkg = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "pkg");
 
