@@ -106,7 +106,7 @@ export async function loadSdk(specifier = defaultSdkSpecifier()) {
   if (selectList) impl.W5 = (docs) => selectList(docs, SEL_W5);
 
   const sizeOf = (store) => (typeof store.size === "function" ? store.size() : store.size);
-  // Store operations: one store per harness, reused across sizes (cleared in between).
+  // Store operations: the suite makes a new store for each size.
   const makeStore = DocumentStore ? () => new DocumentStore() : null;
 
   // Memory probe (pluggable).

@@ -1,7 +1,8 @@
 //! The sans-IO layout (ARCHITECTURE.md, "The boundary has no logic"):
 //! `src/wasm/*.rs` converts values and calls the core (`src/js` performs the I/O), within a line
 //! budget (`BOUNDARY_BUDGET`, comments included), with no inline JavaScript (JavaScript lives in
-//! `src/js/`); the core never names `wasm_bindgen`, `js_sys` or `web_sys`.
+//! `src/js/`); the core never names `wasm_bindgen`, `js_sys` or `web_sys` (but
+//! `src/num.rs`, twice, for a number's digits).
 //!
 //! It reads the source tree, so it runs natively only.
 #![cfg(not(target_arch = "wasm32"))]

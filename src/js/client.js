@@ -47,10 +47,8 @@ function errorText(error) {
   return typeof reason === "string" && reason !== "" ? `${message} (${reason})` : message;
 }
 
-/** A number as Rust writes it in a message. */
+/** A number as the module writes it in a message (src/num.rs: `-0`, `Infinity`, `NaN`). */
 function number(value) {
-  if (Number.isNaN(value)) return "NaN";
-  if (value === Infinity || value === -Infinity) return value > 0 ? "inf" : "-inf";
   return Object.is(value, -0) ? "-0" : String(value);
 }
 
@@ -267,13 +265,35 @@ function get(io, task, retry, signal, started) {
     io.inflight.set(key, entry);
   } else {
     entry.sharers.push(task);
-    const joined = started ?? Date.now();
-    return entry.run.catch((error) => {
-      if (field(error, "code") === "timeout" && io.ms > 0 && Date.now() - joined < io.ms) return get(io, task, retry, undefined, joined);
-      throw own(error);
-    });
+    return joined(io, task, retry, entry.run, started ?? Date.now());
   }
   return entry.run;
+}
+
+/**
+ * A call that shares `run` (another call's GET), within its own time budget (from `started`): the
+ * run's answer or error; its own timeout if its budget ends first. When the run ran out of the
+ * first caller's budget (a timeout), the call goes on alone if a tenth of its own is left, else it
+ * waits its budget out (a request with almost no time left would only be cut off at once).
+ */
+async function joined(io, task, retry, run, started) {
+  const deadline = io.ms > 0 ? started + io.ms : undefined;
+  const timeout = () => {
+    task.begin(retry, started);
+    return task.stopped(false);
+  };
+  let body;
+  try {
+    body = await within(run, deadline === undefined ? undefined : deadline - Date.now());
+  } catch (error) {
+    if (deadline === undefined || field(error, "code") !== "timeout") throw own(error);
+    const left = deadline - Date.now();
+    if (left >= io.ms / 10) return get(io, task, retry, undefined, started);
+    await new Promise((resolve) => setTimeout(resolve, delay(left)));
+    throw timeout();
+  }
+  if (body === undefined) throw timeout();
+  return body;
 }
 
 /** A copy of a shared call's error, so that each caller has its own (as its own answer). */

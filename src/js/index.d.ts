@@ -645,9 +645,10 @@ export interface ClientOptions {
    */
   cache?: boolean | CacheOptions;
   /**
-   * Called with what went wrong in the cache (`storage`: a failed load, write
-   * or clear; `decode`: a corrupt stored entry, skipped, or a response the
-   * cache cannot record). Requests are not failed by it.
+   * Called with what went wrong in the cache (`storage`: a failed load or
+   * write, while a failed clear rejects `cache.clear()`; `decode`: a corrupt
+   * stored entry, skipped, or a response the cache cannot record). Requests
+   * are not failed by it.
    * @defaultValue `console.warn`
    */
   onCacheError?: (error: ContentRepoError) => void;

@@ -313,7 +313,19 @@ export const cases = {
     await again;
     check(elapsed >= 800 && elapsed < 2500, `the second caller timed out after ${elapsed} ms of its own`);
     check(late.message.includes("900 ms"), late.message);
-    check(Date.now() - joined < 5000, "bounded");
+    // A call that joined just after the first has almost none of its budget left then: it sends
+    // nothing more, and times out at its own deadline.
+    await env.control.reset();
+    await env.control.script({ responses: [{ delayMs: 3000 }, { delayMs: 0 }] });
+    const third = rejects(c.collection("authors", "limit=4"), "timeout", "the first caller");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const close = Date.now();
+    await rejects(c.collection("authors", "limit=4"), "timeout", "a call that joined at once");
+    const waited = Date.now() - close;
+    await third;
+    check(waited >= 800 && waited < 2500, `it timed out after ${waited} ms of its own`);
+    equal((await apiRequests(env)).length, 1, "no request sent with almost no time left");
+    check(Date.now() - joined < 8000, "bounded");
   },
 
   async "bodies that are not the JSON expected are decode errors with an excerpt"(sdk, env) {

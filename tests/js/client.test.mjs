@@ -72,6 +72,10 @@ test("a network error names the reason beneath the runtime's own message, withou
     if (expected === "fetch failed") assert.equal(error.message, "network error: fetch failed");
     assert.ok(!error.message.includes("secret-key-123"), error.message);
   }
+  // Numbers in these messages as the module writes them (not Rust's `inf`).
+  const odd = new sdk.Client({ baseUrl: "https://cms.invalid", repository: "blog", apiKey: "k", fetch: async () => ({ status: -Infinity }), retries: 0 });
+  const error = await odd.documents().then(() => assert.fail("resolved"), (e) => e);
+  assert.equal(error.message, "network error: the response's status is -Infinity, not an HTTP status");
 });
 
 test("timeouts and the caller's signal abort the underlying fetch", async () => {
