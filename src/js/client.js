@@ -9,7 +9,7 @@
 // may the response's `status`, `headers.get` and `text`. Every value it gives
 // is read inside `try`, checked by type, and awaited (a thenable that throws,
 // or a plain value, becomes a failure or a value): `send` never rejects.
-import { callStorage, loadStorage, onReconnect, report } from "./storage.js";
+import { IndexedDbStorage, callStorage, loadStorage, onReconnect, report } from "./storage.js";
 import { reasonOf } from "./read.js";
 
 /** The longest delay `setTimeout` honours (2^31 - 1 ms); longer ones fire at once. */
@@ -186,9 +186,10 @@ export function makeIo(root, fetch, cached, storage, onError, ms, authorization,
   return io;
 }
 
-/** The client is gone: stops listening for `online`. */
+/** The client is gone: stops listening for `online`, and closes the IndexedDB connection it opened. */
 export function closeIo(io) {
   if (typeof io.stop === "function") io.stop();
+  if (io.storage instanceof IndexedDbStorage) io.storage.close();
 }
 
 /**

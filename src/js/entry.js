@@ -521,7 +521,9 @@ if (api.Client) {
       cache() {
         // A freed client's read fails in the guarded getter, as before; a
         // freed cache object is made again (the cache itself lives on).
-        if (!made.has(this) || this.__wbg_ptr === 0 || made.get(this).__wbg_ptr === 0) made.set(this, get.call(this));
+        // A client without a cache has `undefined`, read as often as asked.
+        const held = made.get(this);
+        if (!made.has(this) || this.__wbg_ptr === 0 || (held !== undefined && held.__wbg_ptr === 0)) made.set(this, get.call(this));
         return made.get(this);
       },
     }.cache,

@@ -43,6 +43,33 @@ export class IndexedDbStorage {
   constructor(name) {
     this.name = name;
     this.db = null;
+    // Calls under way, and whether the client is gone (then the connection
+    // is closed whenever none is under way).
+    this.busy = 0;
+    this.closing = false;
+  }
+  /**
+   * The client is gone (freed, or collected): its connection is closed once
+   * no call is under way. A call of the client still in flight opens it again
+   * when it writes, and closes it after.
+   */
+  close() {
+    this.closing = true;
+    if (this.busy === 0) this.shut();
+  }
+  shut() {
+    const db = this.db;
+    this.db = null;
+    db?.close();
+  }
+  /** `work()`, counted as under way. */
+  async using(work) {
+    this.busy++;
+    try {
+      return await work();
+    } finally {
+      if (--this.busy === 0 && this.closing) this.shut();
+    }
   }
   async open() {
     if (this.db) return this.db;
@@ -77,37 +104,45 @@ export class IndexedDbStorage {
       }
     }
   }
-  async load() {
-    const tx = await this.transaction("readonly");
-    const store = tx.objectStore(STORE);
-    const [keys, values] = await Promise.all([request(store.getAllKeys()), request(store.getAll())]);
-    return keys.map((key, i) => [String(key), values[i]]);
+  load() {
+    return this.using(async () => {
+      const tx = await this.transaction("readonly");
+      const store = tx.objectStore(STORE);
+      const [keys, values] = await Promise.all([request(store.getAllKeys()), request(store.getAll())]);
+      return keys.map((key, i) => [String(key), values[i]]);
+    });
   }
-  async loadEach(onEntry) {
-    const store = (await this.transaction("readonly")).objectStore(STORE);
-    const keys = await request(store.getAllKeys());
-    // Every value is asked for at once: IndexedDB reads the next ones while
-    // the module reads the one handed over.
-    const values = keys.map((key) => request(store.get(key)));
-    for (let i = 0; i < keys.length; i++) {
-      const value = await values[i];
-      values[i] = null;
-      onEntry(String(keys[i]), value);
-    }
+  loadEach(onEntry) {
+    return this.using(async () => {
+      const store = (await this.transaction("readonly")).objectStore(STORE);
+      const keys = await request(store.getAllKeys());
+      // Every value is asked for at once: IndexedDB reads the next ones while
+      // the module reads the one handed over.
+      const values = keys.map((key) => request(store.get(key)));
+      for (let i = 0; i < keys.length; i++) {
+        const value = await values[i];
+        values[i] = null;
+        onEntry(String(keys[i]), value);
+      }
+    });
   }
-  async write(puts, deletes, signal) {
-    const tx = await unlessAborted(this.transaction("readwrite"), signal);
-    const store = tx.objectStore(STORE);
-    for (const key of deletes) store.delete(key);
-    // Texts are kept as UTF-8 bytes: half the bytes of a string with any
-    // character beyond Latin-1, and read back without decoding.
-    for (const [key, value] of puts) store.put(typeof value === "string" ? utf8.encode(value) : value, key);
-    await settle(tx, signal);
+  write(puts, deletes, signal) {
+    return this.using(async () => {
+      const tx = await unlessAborted(this.transaction("readwrite"), signal);
+      const store = tx.objectStore(STORE);
+      for (const key of deletes) store.delete(key);
+      // Texts are kept as UTF-8 bytes: half the bytes of a string with any
+      // character beyond Latin-1, and read back without decoding.
+      for (const [key, value] of puts) store.put(typeof value === "string" ? utf8.encode(value) : value, key);
+      await settle(tx, signal);
+    });
   }
-  async clear(signal) {
-    const tx = await unlessAborted(this.transaction("readwrite"), signal);
-    tx.objectStore(STORE).clear();
-    await settle(tx, signal);
+  clear(signal) {
+    return this.using(async () => {
+      const tx = await unlessAborted(this.transaction("readwrite"), signal);
+      tx.objectStore(STORE).clear();
+      await settle(tx, signal);
+    });
   }
 }
 

@@ -474,3 +474,39 @@ test("refreshOnReconnect refreshes the prefetched lists when the browser comes b
   await tab.close();
   api.mutate({ reset: true });
 });
+
+test("a freed client closes its IndexedDB connection; what it wrote stays", { timeout: 60_000 }, async () => {
+  await openClient();
+  const cdp = await context.newCDPSession(page);
+  await cdp.send("HeapProfiler.enable");
+  // The IDBDatabase objects alive after a full collection: an open connection is never collected.
+  const connections = async () => {
+    for (let i = 0; i < 3; i++) await cdp.send("HeapProfiler.collectGarbage");
+    const { result: proto } = await cdp.send("Runtime.evaluate", { expression: "IDBDatabase.prototype" });
+    const { objects } = await cdp.send("Runtime.queryObjects", { prototypeObjectId: proto.objectId });
+    const { result } = await cdp.send("Runtime.callFunctionOn", { objectId: objects.objectId, functionDeclaration: "function () { return this.length; }", returnByValue: true });
+    return result.value;
+  };
+  const before = await connections();
+  const made = await page.evaluate(async ({ baseUrl, apiKey }) => {
+    let sizes = 0;
+    for (let i = 0; i < 8; i++) {
+      const c = new window.sdk.Client({ baseUrl, repository: "demo", apiKey, retries: 0, cache: { storage: "indexeddb" } });
+      await c.collection("authors", `limit=${i + 1}`);
+      sizes += c.cache.size;
+      c.free();
+    }
+    return sizes;
+  }, { baseUrl: api.url, apiKey });
+  assert.ok(made > 0, "the clients cached documents");
+  assert.equal(await connections(), before, "no connection left open by the freed clients");
+  // A new client reads what they wrote, offline.
+  const offline = await page.evaluate(async ({ baseUrl, apiKey }) => {
+    const c = new window.sdk.Client({ baseUrl, repository: "demo", apiKey, retries: 0, cache: { storage: "indexeddb", policy: "cache-only" } });
+    const list = await c.collection("authors", "limit=8");
+    c.free();
+    return { source: list.source, count: list.data.length };
+  }, { baseUrl: api.url, apiKey });
+  assert.deepEqual(offline, { source: "cache", count: 8 });
+  await cdp.detach();
+});

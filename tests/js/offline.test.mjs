@@ -80,7 +80,9 @@ test("client.cache is one object per client, as a property is", () => {
   assert.notEqual(c.cache, first, "a freed cache object is made again");
   assert.equal(c.cache.policy, "network-first", "and works");
   assert.equal(c.cache, c.cache);
-  assert.equal(client(undefined).cache, undefined);
+  const none = client(undefined);
+  assert.equal(none.cache, undefined);
+  assert.equal(none.cache, undefined, "read again (it threw a TypeError)");
   const freed = client({ storage: "memory" });
   assert.equal(typeof freed.cache, "object");
   freed.free();
@@ -632,7 +634,9 @@ test("cache options are validated", () => {
   }
   assert.throws(() => client({ storage: "indexeddb" }), (e) => e.code === "invalid_argument", "no IndexedDB in Node");
   assert.equal(client({}).cache.policy, "network-first");
-  assert.equal(client(undefined).cache, undefined);
+  const none = client(undefined);
+  assert.equal(none.cache, undefined);
+  assert.equal(none.cache, undefined, "read again (it threw a TypeError)");
   assert.rejects(client(undefined).prefetch("documents"), (e) => e.code === "invalid_argument");
 });
 
