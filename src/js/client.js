@@ -251,7 +251,7 @@ async function attempts(io, task, retry, signal, started) {
  * adopted). A call has its own time budget: when the GET it shared ran out of the first caller's,
  * it goes on within what is left of its own (`started`: when it began).
  */
-function get(io, task, retry, signal, started) {
+function get(io, task, retry, signal, started, records = false) {
   const key = task.shareKey(retry, signal !== undefined);
   if (key === undefined) return attempts(io, task, retry, signal);
   let entry = io.inflight.get(key);
@@ -262,22 +262,26 @@ function get(io, task, retry, signal, started) {
       if (io.inflight.get(key) === entry) io.inflight.delete(key);
       for (const sharer of sharers) sharer.adopt(task);
     });
-    entry = { run, sharers };
+    // `records`: the first caller records the answer in the cache (for every sharer).
+    entry = { run, sharers, records };
     io.inflight.set(key, entry);
   } else {
     entry.sharers.push(task);
-    return joined(io, task, retry, entry.run, started ?? Date.now());
+    return joined(io, task, retry, entry, started ?? Date.now(), records);
   }
   return entry.run;
 }
 
+/** The calls whose answer the call they shared records in the cache (they write it no second time). */
+const covered = new WeakSet();
+
 /**
- * A call that shares `run` (another call's GET), within its own time budget (from `started`): the
- * run's answer or error; its own timeout if its budget ends first. When the run ran out of the
+ * A call that shares `entry` (another call's GET), within its own time budget (from `started`):
+ * the run's answer or error; its own timeout if its budget ends first. When the run ran out of the
  * first caller's budget (a timeout), the call goes on alone if a tenth of its own is left, else it
  * waits its budget out (a request with almost no time left would only be cut off at once).
  */
-async function joined(io, task, retry, run, started) {
+async function joined(io, task, retry, entry, started, records) {
   const deadline = io.ms > 0 ? started + io.ms : undefined;
   const timeout = () => {
     task.begin(retry, started);
@@ -285,15 +289,16 @@ async function joined(io, task, retry, run, started) {
   };
   let body;
   try {
-    body = await within(run, deadline === undefined ? undefined : deadline - Date.now());
+    body = await within(entry.run, deadline === undefined ? undefined : deadline - Date.now());
   } catch (error) {
     if (deadline === undefined || field(error, "code") !== "timeout") throw own(error);
     const left = deadline - Date.now();
-    if (left >= io.ms / 10) return get(io, task, retry, undefined, started);
+    if (left >= io.ms / 10) return get(io, task, retry, undefined, started, records);
     await new Promise((resolve) => setTimeout(resolve, delay(left)));
     throw timeout();
   }
   if (body === undefined) throw timeout();
+  if (entry.records) covered.add(task);
   return body;
 }
 
@@ -320,9 +325,11 @@ function own(error) {
  * meanwhile; the writes stay in order, and the prefetch's last write waits for them).
  */
 async function network(io, task, retry, record, signal, early = false) {
-  const body = await get(io, task, retry, signal);
+  const body = await get(io, task, retry, signal, undefined, record && !early);
   task.answer(body);
-  if (!record || !io.cached) return;
+  // A call that shared another's GET which records its answer writes it no second time (a
+  // prefetch's page does: it counts the ids it recorded).
+  if (!record || !io.cached || (!early && covered.has(task))) return;
   if (early) {
     const planning = new Promise((planned) => {
       const plan = () => {

@@ -89,6 +89,33 @@ test("client.cache is one object per client, as a property is", () => {
   assert.throws(() => freed.cache, (e) => e.code === "invalid_argument", "a freed client's cache cannot be read");
 });
 
+test("identical calls that share one GET record its answer once", async () => {
+  const storage = new TestStorage();
+  let writes = 0;
+  const write = storage.write.bind(storage);
+  storage.write = (puts, deletes) => {
+    writes++;
+    return write(puts, deletes);
+  };
+  const c = client({ storage });
+  await c.cache.ready();
+  await control("/__fixture/script", { responses: [{ delayMs: 200 }] });
+  const lists = await Promise.all(Array.from({ length: 10 }, () => c.collection("authors", "limit=5")));
+  assert.equal((await requests()).length, 1, "one GET");
+  for (const list of lists) assert.deepEqual(list, lists[0]);
+  assert.equal(new Set(lists).size, 10, "each caller has its own objects");
+  const shared = writes;
+  // As many writes as one call alone makes (one for each of the ten before).
+  writes = 0;
+  await c.collection("authors", "limit=6");
+  assert.ok(writes > 0, "a call alone writes");
+  assert.equal(shared, writes, "the shared answer written as one call's");
+  // What was recorded answers offline.
+  const offline = await client({ storage, policy: "cache-only" }).collection("authors", "limit=5");
+  assert.equal(offline.source, "cache");
+  assert.deepEqual(offline.data, lists[0].data);
+});
+
 test("network-first answers from the network, and from the cache when the network fails", async () => {
   const c = client({ storage: "memory" });
   const fresh = await c.collection("authors", "limit=5");
