@@ -262,8 +262,11 @@ function get(io, task, retry, signal, started, records = false) {
       if (io.inflight.get(key) === entry) io.inflight.delete(key);
       for (const sharer of sharers) sharer.adopt(task);
     });
-    // `records`: the first caller records the answer in the cache (for every sharer).
-    entry = { run, sharers, records };
+    // `records`: the first caller records the answer in the cache, for every sharer, which
+    // resolves only once that is done (`recorded`, when the first caller's call ends).
+    let done;
+    entry = { run, sharers, records, recorded: new Promise((resolve) => (done = resolve)) };
+    owners.set(task, done);
     io.inflight.set(key, entry);
   } else {
     entry.sharers.push(task);
@@ -272,8 +275,12 @@ function get(io, task, retry, signal, started, records = false) {
   return entry.run;
 }
 
-/** The calls whose answer the call they shared records in the cache (they write it no second time). */
-const covered = new WeakSet();
+/**
+ * The calls whose answer the call they shared records in the cache (they write it no second time,
+ * and wait for that call's record), and the first callers of shared GETs (what ends that wait).
+ */
+const covered = new WeakMap();
+const owners = new WeakMap();
 
 /**
  * A call that shares `entry` (another call's GET), within its own time budget (from `started`):
@@ -298,7 +305,7 @@ async function joined(io, task, retry, entry, started, records) {
     throw timeout();
   }
   if (body === undefined) throw timeout();
-  if (entry.records) covered.add(task);
+  if (entry.records) covered.set(task, entry.recorded);
   return body;
 }
 
@@ -325,11 +332,22 @@ function own(error) {
  * meanwhile; the writes stay in order, and the prefetch's last write waits for them).
  */
 async function network(io, task, retry, record, signal, early = false) {
+  try {
+    await answered(io, task, retry, record, signal, early);
+  } finally {
+    // The calls that shared this one's GET resolve once its record is done (or failed).
+    owners.get(task)?.();
+  }
+}
+
+async function answered(io, task, retry, record, signal, early) {
   const body = await get(io, task, retry, signal, undefined, record && !early);
   task.answer(body);
-  // A call that shared another's GET which records its answer writes it no second time (a
-  // prefetch's page does: it counts the ids it recorded).
-  if (!record || !io.cached || (!early && covered.has(task))) return;
+  if (!record || !io.cached) return;
+  // A call that shared another's GET which records its answer writes it no second time, and
+  // resolves when it is recorded (a prefetch's page records its own: it counts the ids).
+  const recorded = early ? undefined : covered.get(task);
+  if (recorded !== undefined) return void (await recorded);
   if (early) {
     const planning = new Promise((planned) => {
       const plan = () => {

@@ -90,6 +90,8 @@ export class IndexedDbStorage {
       forget();
     };
     db.onclose = forget;
+    // Opened for a call that gave up waiting (an aborted write) after the client was gone.
+    if (this.closing && this.busy === 0) this.shut();
     return db;
   }
   /** A transaction on the entries; a connection found closing is opened again, once. */

@@ -93,14 +93,23 @@ test("identical calls that share one GET record its answer once", async () => {
   const storage = new TestStorage();
   let writes = 0;
   const write = storage.write.bind(storage);
-  storage.write = (puts, deletes) => {
+  // Writes that take a while, as IndexedDB's do.
+  storage.write = async (puts, deletes) => {
     writes++;
+    await new Promise((resolve) => setTimeout(resolve, 50));
     return write(puts, deletes);
   };
   const c = client({ storage });
   await c.cache.ready();
   await control("/__fixture/script", { responses: [{ delayMs: 200 }] });
-  const lists = await Promise.all(Array.from({ length: 10 }, () => c.collection("authors", "limit=5")));
+  const calls = Array.from({ length: 10 }, () => c.collection("authors", "limit=5"));
+  // A call that shared the GET resolves once the answer is recorded: another client on the same
+  // storage answers it offline at once.
+  await calls[9];
+  const early = await client({ storage, policy: "cache-only" }).collection("authors", "limit=5");
+  assert.equal(early.source, "cache");
+  const lists = await Promise.all(calls);
+  assert.deepEqual(early.data, lists[0].data);
   assert.equal((await requests()).length, 1, "one GET");
   for (const list of lists) assert.deepEqual(list, lists[0]);
   assert.equal(new Set(lists).size, 10, "each caller has its own objects");

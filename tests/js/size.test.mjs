@@ -94,12 +94,12 @@ import { entrySizes, importsOf, moduleGraph } from "../../scripts/size.mjs";
  * lone surrogate kept apart in get and delete, what JSON.stringify threw
  * named, sort keys read as JSON.stringify reads them, an aborted call's
  * cause): +1.2 KB, for
- * which the budget was raised deliberately from 179 to 180 KiB; 180.3 KiB,
- * 184,679 bytes, once a review of the request lifecycle was fixed (a call
+ * which the budget was raised deliberately from 179 to 180 KiB; 180.4 KiB,
+ * 184,737 bytes, once a review of the request lifecycle was fixed (a call
  * that shared a GET keeps its own time budget, a network error names the
  * runtime's reason, a blank service message is no message), a freed
  * client's IndexedDB connection closed, and a shared GET's answer recorded
- * once: +0.45 KB, for
+ * once: +0.5 KB, for
  * which the budget was raised deliberately from 180 to 181 KiB. This
  * budget is what it measured, rounded up to the next KiB.
  */
