@@ -90,8 +90,12 @@ export class IndexedDbStorage {
       forget();
     };
     db.onclose = forget;
-    // Opened for a call that gave up waiting (an aborted write) after the client was gone.
-    if (this.closing && this.busy === 0) this.shut();
+    // Opened for a call that gave up waiting (an aborted write) after the
+    // client was gone: closed again, and nothing is opened a second time.
+    if (this.closing && this.busy === 0) {
+      this.shut();
+      throw new Error("the client is gone");
+    }
     return db;
   }
   /** A transaction on the entries; a connection found closing is opened again, once. */
