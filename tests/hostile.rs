@@ -46,6 +46,27 @@ fn encodings(c: u8) -> Vec<String> {
         out.push(format!("\\u00{hex}"));
         out.push(format!("%{hex}"));
     }
+    // HTML: decimal and hex references (with a leading zero too), and the
+    // named ones of what HTML escapes.
+    for form in ["&#{}", "&#0{}"] {
+        out.push(form.replace("{}", &format!("{c};")));
+    }
+    for x in ["x", "X"] {
+        out.push(format!("&#{x}{c:x};"));
+        out.push(format!("&#{x}{c:X};"));
+        out.push(format!("&#{x}00{c:x};"));
+    }
+    let named = match c {
+        b'&' => "&amp;",
+        b'<' => "&lt;",
+        b'>' => "&gt;",
+        b'"' => "&quot;",
+        b'\'' => "&apos;",
+        _ => "",
+    };
+    if !named.is_empty() {
+        out.push(named.to_owned());
+    }
     // Below 0x80 only the last hex digit can be a letter: lower and upper
     // case above are every spelling.
     out.sort();
@@ -169,6 +190,12 @@ fn every_encoding_of_the_key_is_scrubbed() {
         KEY.bytes().map(|c| format!("%{c:02x}")).collect(),
         // A mixture, one character at a time.
         r#"s\u0033cr%33t\/K%65y+\"q%22\u005cx%2by\u0025z"#.to_owned(),
+        // HTML-escaped as a page or a template writes it, decimal and hex
+        // references for every character, and a mixture with the others.
+        "s3cr3t/Key &quot;q&quot;\\x+y%z".to_owned(),
+        KEY.bytes().map(|c| format!("&#{c};")).collect(),
+        KEY.bytes().map(|c| format!("&#x{c:X};")).collect(),
+        r#"s&#51;cr%33t\/K&#x65;y+&quot;q%22\u005cx&#X2b;y\u0025z"#.to_owned(),
     ];
     for form in &forms {
         assert!(contains_key(form, KEY), "the test's own matcher: {form}");
@@ -186,6 +213,7 @@ fn every_encoding_of_the_key_is_scrubbed() {
         "nothing here",
         "s3cr3t/Key \"q\"\\x+y%",
         "%2 %zz \\u12 \\uZZZZ %",
+        "&#; &#x; &amp &#115 &#x73 &#1151; &#000000115; &#x000000073; &quote;",
     ] {
         assert_eq!(scrub(text, KEY), text);
     }
@@ -257,6 +285,9 @@ fn a_blank_service_message_is_no_message() {
         r#"{"message":""}"#,
         r#"{"message":" \n\t"}"#,
         r#"{"error":{"message":"\u202e"}}"#,
+        // What prints as nothing: zero-width space and joiner, the byte
+        // order mark, a soft hyphen, a variation selector, a tag.
+        r#"{"message":"\u200b\u200d\ufeff \u00ad\ufe0f\udb40\udc41"}"#,
     ] {
         assert_eq!(http_error(500, body, KEY).to_string(), "HTTP 500", "{body}");
     }
@@ -265,6 +296,8 @@ fn a_blank_service_message_is_no_message() {
     assert_eq!(error.to_string(), "HTTP 503: busy");
     let error = http_error(503, r#"{"message":" ", "error":{"message":"later"}}"#, KEY);
     assert_eq!(error.to_string(), "HTTP 503: later");
+    let error = http_error(503, r#"{"message":"\u200b", "error":"busy\u200b"}"#, KEY);
+    assert_eq!(error.to_string(), "HTTP 503: busy\u{200b}");
 }
 
 #[test]
@@ -279,7 +312,11 @@ fn excerpts_are_short_and_marked_when_cut() {
 }
 
 fn text_piece() -> impl Strategy<Value = String> {
-    prop_oneof!["[ -~]{0,12}", "[a-z%\\\\u0-9A-F+/\"]{0,12}", "\\PC{0,6}",]
+    prop_oneof![
+        "[ -~]{0,12}",
+        "[a-z%\\\\u0-9A-F+/\"&#;Xx]{0,12}",
+        "\\PC{0,6}",
+    ]
 }
 
 proptest! {

@@ -25,7 +25,8 @@ pub enum Expect {
     Any,
 }
 
-/// One character of the secret, as the scrubber matches it.
+/// One character of the secret, as the scrubber matches it. Either kind is
+/// also matched as an HTML character reference ([`html_reference`]).
 #[derive(Debug, Clone, Copy)]
 enum Unit {
     /// An ASCII character (every character of a valid API key).
@@ -33,6 +34,40 @@ enum Unit {
     /// Any other character: matched raw, fully percent-encoded (UTF-8) or
     /// as a `\uXXXX` escape (a surrogate pair outside the BMP).
     Other(char),
+}
+
+/// The character that an HTML character reference at `text[at..]` stands
+/// for, and where it ends: `&#39;` or `&#x27;` (either case, up to 8
+/// digits), or the named reference of a character HTML escapes (`&amp;`,
+/// `&lt;`, `&gt;`, `&quot;`, `&apos;`). At most 12 bytes.
+#[inline(never)]
+fn html_reference(text: &[u8], at: usize) -> Option<(u32, usize)> {
+    let rest = text.get(at..)?.strip_prefix(b"&")?;
+    for (name, c) in [&b"amp;"[..], b"lt;", b"gt;", b"quot;", b"apos;"]
+        .into_iter()
+        .zip("&<>\"'".bytes())
+    {
+        if rest.starts_with(name) {
+            return Some((u32::from(c), at + 1 + name.len()));
+        }
+    }
+    let rest = rest.strip_prefix(b"#")?;
+    let radix = if matches!(rest.first(), Some(b'x' | b'X')) {
+        16
+    } else {
+        10
+    };
+    let mut end = usize::from(radix == 16);
+    let mut value = 0u32;
+    for &byte in rest.iter().skip(end).take(8) {
+        let Some(digit) = char::from(byte).to_digit(radix) else {
+            break;
+        };
+        value = value * radix + digit;
+        end += 1;
+    }
+    let digits = end - usize::from(radix == 16);
+    (rest.get(end) == Some(&b';') && (1..=8).contains(&digits)).then_some((value, at + 2 + end + 1))
 }
 
 fn hex_digit(byte: u8) -> Option<u32> {
@@ -67,6 +102,13 @@ impl Unit {
     /// in `text`, can end.
     fn ends(self, text: &[u8], at: usize, ends: &mut Vec<usize>) {
         let byte = |offset: usize| text.get(at + offset).copied();
+        let code = match self {
+            Unit::Ascii(c) => u32::from(c),
+            Unit::Other(c) => u32::from(c),
+        };
+        if let Some((_, end)) = html_reference(text, at).filter(|&(value, _)| value == code) {
+            ends.push(end);
+        }
         match self {
             Unit::Ascii(c) => {
                 // Raw, or `+` for a space (form encoding).
@@ -180,8 +222,10 @@ fn replace(text: &str, spans: &[(usize, usize)], marker: &str) -> String {
 /// a proxy may have written it: raw; JSON-escaped (`\/`, `\"`, `\\`, or
 /// `\uXXXX` for any character, hex digits in either case); percent-encoded
 /// (`encodeURIComponent`, form encoding with `+` for a space, or every
-/// character, hex digits in either case); and any mixture of these, one
-/// character at a time.
+/// character, hex digits in either case); HTML-escaped (`&amp;`, `&quot;`,
+/// `&#39;`, `&#x2F;`: a named reference of what HTML escapes, or a numeric
+/// one for any character); and any mixture of these, one character at a
+/// time.
 ///
 /// Overlapping occurrences are replaced together by one `[redacted]`. The
 /// result contains no occurrence in any of these forms, also where the
@@ -193,6 +237,7 @@ fn replace(text: &str, spans: &[(usize, usize)], marker: &str) -> String {
 ///
 /// assert_eq!(scrub("key=a/b c and a\\/b%20c", "a/b c"), "key=[redacted] and [redacted]");
 /// assert_eq!(scrub("tok\\u0065n+x", "token x"), "[redacted]");
+/// assert_eq!(scrub("<p>a&amp;b&#x3C;</p>", "a&b<"), "<p>[redacted]</p>");
 /// ```
 pub fn scrub(text: &str, secret: &str) -> String {
     if secret.is_empty() {
@@ -229,7 +274,8 @@ pub fn scrub(text: &str, secret: &str) -> String {
 /// with `…` when something was cut. Only the start of `text` is scanned.
 pub fn excerpt(text: &str, secret: &str, chars: usize) -> String {
     // The longest form of one character of the secret is 12 bytes (a
-    // surrogate pair of `\uXXXX`, or four percent-encoded UTF-8 bytes): a
+    // surrogate pair of `\uXXXX`, four percent-encoded UTF-8 bytes, or an
+    // HTML reference of 8 hex digits): a
     // window that much longer holds every occurrence that could reach into
     // the excerpt.
     let margin = secret.chars().count().saturating_mul(12);
@@ -252,6 +298,34 @@ pub fn excerpt(text: &str, secret: &str, chars: usize) -> String {
         out.push('…');
     }
     out
+}
+
+/// Whether `c` prints as nothing: Unicode's default-ignorable code points
+/// (zero-width spaces and joiners, the soft hyphen, the byte order mark,
+/// variation selectors, tags).
+fn invisible(c: char) -> bool {
+    const RANGES: [(u32, u32); 17] = [
+        (0xAD, 0xAD),
+        (0x34F, 0x34F),
+        (0x61C, 0x61C),
+        (0x115F, 0x1160),
+        (0x17B4, 0x17B5),
+        (0x180B, 0x180F),
+        (0x200B, 0x200F),
+        (0x202A, 0x202E),
+        (0x2060, 0x206F),
+        (0x3164, 0x3164),
+        (0xFE00, 0xFE0F),
+        (0xFEFF, 0xFEFF),
+        (0xFFA0, 0xFFA0),
+        (0xFFF0, 0xFFF8),
+        (0x1BCA0, 0x1BCA3),
+        (0x1D173, 0x1D17A),
+        (0xE0000, 0xE0FFF),
+    ];
+    RANGES
+        .iter()
+        .any(|&(low, high)| (low..=high).contains(&u32::from(c)))
 }
 
 /// `c`, or a space for what would break or reorder a line of a log or a
@@ -295,13 +369,17 @@ fn message_at(bytes: &[u8], start: usize, names: &[&[u8]], depth: usize) -> Opti
 /// The error for a non-2xx response: the status and, when the body is
 /// `{message}`, `{error: {message}}` or `{error: "..."}`, the service's
 /// message (shortened, without the key). A message that would print as
-/// blanks only (`""`, `" \n"`) is no message: the next form is read.
+/// blanks only (`""`, `" \n"`, a zero-width space) is no message: the next
+/// form is read.
 pub fn http_error(status: u16, body: &str, secret: &str) -> Error {
     let bytes = body.as_bytes();
     let start = json::skip_space(bytes, 0);
     let read = |name: &[u8]| {
-        message_at(bytes, start, &[name], 0)
-            .filter(|text| !text.chars().all(|c| printable(c).is_whitespace()))
+        message_at(bytes, start, &[name], 0).filter(|text| {
+            !text
+                .chars()
+                .all(|c| printable(c).is_whitespace() || invisible(c))
+        })
     };
     let message = (json::validate(body).is_ok() && bytes.get(start) == Some(&b'{'))
         .then(|| read(b"message").or_else(|| read(b"error")))

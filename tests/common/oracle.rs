@@ -615,12 +615,38 @@ fn expected_message(value: &J) -> Option<String> {
         _ => None,
     };
     // Blank: white space, control characters and the bidirectional
-    // controls, all of which a message prints as spaces.
+    // controls, all of which a message prints as spaces, and what prints as
+    // nothing (Unicode's Default_Ignorable_Code_Point, as DerivedCoreProperties
+    // lists it).
     let bidi = |c: char| matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}');
+    let ignorable = |c: char| {
+        let ranges: [(u32, u32); 17] = [
+            (0xAD, 0xAD),
+            (0x34F, 0x34F),
+            (0x61C, 0x61C),
+            (0x115F, 0x1160),
+            (0x17B4, 0x17B5),
+            (0x180B, 0x180F),
+            (0x200B, 0x200F),
+            (0x202A, 0x202E),
+            (0x2060, 0x206F),
+            (0x3164, 0x3164),
+            (0xFE00, 0xFE0F),
+            (0xFEFF, 0xFEFF),
+            (0xFFA0, 0xFFA0),
+            (0xFFF0, 0xFFF8),
+            (0x1BCA0, 0x1BCA3),
+            (0x1D173, 0x1D17A),
+            (0xE0000, 0xE0FFF),
+        ];
+        ranges
+            .iter()
+            .any(|&(low, high)| (low..=high).contains(&u32::from(c)))
+    };
     let shown = |text: &String| {
         !text
             .chars()
-            .all(|c| c.is_whitespace() || c.is_control() || bidi(c))
+            .all(|c| c.is_whitespace() || c.is_control() || bidi(c) || ignorable(c))
     };
     let error = value.get("error");
     text(value.get("message"))
