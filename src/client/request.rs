@@ -147,9 +147,10 @@ impl Request {
 
     /// A 2xx body as the answer: checked for the shape the endpoint
     /// promises (a `decode` error otherwise, `secret` scrubbed).
-    pub fn answer(&self, body: String, secret: &str) -> Result<Response> {
+    pub fn answer(&self, body: impl Into<Rc<String>>, secret: &str) -> Result<Response> {
+        let body = body.into();
         let facts = check(&body, self.expect, secret)?;
-        Ok(Response::network(Rc::new(body), facts))
+        Ok(Response::network(body, facts))
     }
 
     /// Plans recording `response` (from the service) in the cache at `now`;

@@ -120,6 +120,33 @@ test("a call's task is released when the call is over: memory does not grow with
   assert.ok(grown < 30e6, `the module's memory grew by ${grown} bytes over 90 answers of ${body.length} bytes`);
 });
 
+test("identical calls that share a GET hold its answer once in the module, not once per caller", async () => {
+  // 300 concurrent calls of one list of about 200 KB: one request, and the
+  // module's memory grows by a few copies of the text at most (it grew by
+  // 300 copies, 60 MB, when each caller copied the shared body).
+  const data = Array.from({ length: 100 }, (_, i) => ({ fields: { text: "x".repeat(2000) }, meta: { id: String(i) } }));
+  const body = JSON.stringify({ data, meta: { count: data.length, limit: data.length, offset: 0, total: data.length } });
+  let requests = 0;
+  let gate = Promise.resolve();
+  const fetch = async () => {
+    requests += 1;
+    await gate;
+    return new Response(body, { status: 200 });
+  };
+  const client = new sdk.Client({ baseUrl: "https://cms.invalid", repository: "blog", apiKey: "k", fetch });
+  await client.documents(new sdk.Query().limit(5));
+  requests = 0;
+  let release;
+  gate = new Promise((resolve) => (release = resolve));
+  const start = sdk.wasmMemoryBytes();
+  const calls = Array.from({ length: 300 }, () => client.documents());
+  release();
+  for (const list of await Promise.all(calls)) assert.equal(list.data.length, data.length);
+  assert.equal(requests, 1, "one GET for the 300 calls");
+  const grown = sdk.wasmMemoryBytes() - start;
+  assert.ok(grown < 20 * body.length, `300 callers of one ${body.length}-byte answer: the module's memory grew by ${grown} bytes`);
+});
+
 test("free() gives a cached client's memory back at once, not when the collector comes", async () => {
   const data = Array.from({ length: 2000 }, (_, i) => ({ fields: { title: `t${i}`, body: "x".repeat(500) }, meta: { id: String(i) } }));
   const body = JSON.stringify({ data, meta: { count: data.length, limit: 2000, offset: 0, total: data.length } });
