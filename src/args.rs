@@ -40,8 +40,11 @@ pub enum Arg {
     Function,
     /// An `AbortSignal`.
     Signal,
-    /// Any other object (or a value of another type: a symbol, a bigint).
+    /// Any other object.
     Object,
+    /// A bigint or a symbol, as JavaScript writes it (`1n`,
+    /// `Symbol(asc)`; 40 characters at most): named by it in messages.
+    Other(String),
     /// A value that could not be read: a getter or a `Proxy` threw while it
     /// was read, or one of the package's objects was freed. Its text names
     /// it in messages (`"a freed Query"`); no reader accepts it.
@@ -67,6 +70,7 @@ impl Arg {
             Arg::Number(number) => *number != 0.0 && !number.is_nan(),
             Arg::Text(text) | Arg::Unpaired(text) => !text.is_empty(),
             Arg::Array(_) | Arg::Function | Arg::Signal | Arg::Object => true,
+            Arg::Other(written) => written != "0n",
             // (Its readers refuse it: see [`Arg::flag`].)
             Arg::Unreadable(_) => false,
         }
@@ -128,7 +132,7 @@ pub fn describe(value: &Arg) -> String {
         Arg::Array(_) => "an array".into(),
         Arg::Function => "a function".into(),
         Arg::Signal | Arg::Object => "an object".into(),
-        Arg::Unreadable(what) => what.clone(),
+        Arg::Unreadable(what) | Arg::Other(what) => what.clone(),
     }
 }
 

@@ -228,7 +228,9 @@ export function sortRows(docs, flat) {
     const row = new Array(k);
     for (let j = 0; j < k; j++) {
       const s = views[paths[j][0]];
-      const v = isObject(s) && isEnumerable.call(s, paths[j][1]) ? s[paths[j][1]] : null;
+      // (Its `toJSON` called with its own name, as JSON.stringify calls it.)
+      const name = paths[j][1];
+      const v = isObject(s) && isEnumerable.call(s, name) ? withToJSON(s[name], name) : null;
       if (v === Infinity || v === -Infinity || (typeof v === "object" && v !== null)) looked = true;
       row[j] = v;
     }

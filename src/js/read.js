@@ -44,6 +44,12 @@ export function reasonOf(signal) {
 /** The query string of one of the package's `Query` objects. */
 export const queryText = (value) => String(value);
 
+/** A bigint or a symbol as JavaScript writes it (`1n`, `Symbol(asc)`), at most 40 characters. */
+export function written(value) {
+  const text = typeof value === "bigint" ? `${value}n` : String(value);
+  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
+}
+
 /** What was thrown, for a message (`TypeError: ...`); never throws. */
 export function thrown(error) {
   try {

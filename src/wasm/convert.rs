@@ -21,6 +21,8 @@ extern "C" {
     fn is_signal(value: &JsValue) -> bool;
     #[wasm_bindgen(catch, js_name = queryText)]
     fn query_text(value: &JsValue) -> Result<String, JsValue>;
+    /// A bigint or a symbol as JavaScript writes it (never throws).
+    fn written(value: &JsValue) -> String;
     /// What was thrown, for a message (`TypeError: ...`); never throws.
     pub(crate) fn thrown(error: &JsValue) -> String;
 }
@@ -44,6 +46,8 @@ fn convert(value: &JsValue, depth: u8) -> Arg {
         Arg::Number(number)
     } else if let Some(flag) = value.as_bool() {
         Arg::Bool(flag)
+    } else if value.is_bigint() || value.is_symbol() {
+        Arg::Other(written(value))
     } else if value.is_function() {
         Arg::Function
     } else {

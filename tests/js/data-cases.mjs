@@ -162,6 +162,55 @@ export const dataCases = {
     store.free();
   },
 
+  async "a value's toJSON is called with its property's name, as JSON.stringify calls it, on every path"(sdk) {
+    // `a` is 9 under its own name, 0 under any other (an index of an array,
+    // say): every entry sorts and returns it as JSON.stringify writes it.
+    const names = [];
+    const a = {
+      toJSON(key) {
+        names.push(key);
+        return key === "a" ? 9 : 0;
+      },
+    };
+    const docs = [
+      { fields: { a }, meta: { id: "1" } },
+      { fields: { a: 5 }, meta: { id: "2" } },
+      { fields: { a: 7 }, meta: { id: "3" } },
+    ];
+    const query = new sdk.Query().sort("fields.a", "ASC");
+    const expected = ["2", "3", "1"];
+    same(sdk.sortDocuments(docs, query).map((d) => d.meta.id), expected, "sortDocuments");
+    const page = sdk.applyQuery(docs, query);
+    same(page.data.map((d) => d.meta.id), expected, "applyQuery");
+    same(page.data.map((d) => d.fields.a), [5, 7, 9], "applyQuery's values");
+    const store = new sdk.DocumentStore();
+    store.put(docs);
+    same(store.query(query).data.map((d) => d.meta.id), expected, "DocumentStore");
+    store.free();
+    same(sdk.selectFields(docs[0], "a").fields, { a: 9 }, "selectFields");
+    check(names.length > 0 && names.every((name) => name === "a"), `toJSON called with ${JSON.stringify(names)}`);
+  },
+
+  async "a bigint or a symbol is named by its value in a message"(sdk) {
+    const message = (run) => {
+      try {
+        run();
+      } catch (error) {
+        return `${error.code}: ${error.message}`;
+      }
+      throw new Error("assertion failed: no error");
+    };
+    const direction = message(() => new sdk.Query().sort("fields.a", 1n));
+    check(direction.startsWith("invalid_sort") && direction.includes("1n"), direction);
+    const symbol = message(() => new sdk.Query().sort("fields.a", Symbol("asc")));
+    check(symbol.startsWith("invalid_sort") && symbol.includes("Symbol(asc)"), symbol);
+    const limit = message(() => new sdk.Query().limit(5n));
+    check(limit.startsWith("invalid_argument") && limit.includes("5n"), limit);
+    // sortDocuments takes an array (applyQuery takes a list envelope too), and says so.
+    const envelope = message(() => sdk.sortDocuments({ data: [] }, null));
+    check(envelope === "invalid_argument: expected an array of documents, got an object", envelope);
+  },
+
   async "10,000 levels of nesting are read, selected and returned"(sdk) {
     const depth = 10_000;
     const deep = "[".repeat(depth) + "1" + "]".repeat(depth);
