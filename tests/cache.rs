@@ -1935,6 +1935,47 @@ fn a_response_brings_a_deleted_document_back_only_when_it_arrived_after_the_dele
     }
 }
 
+/// A refresh deletes what its sweep did not list as of when the sweep
+/// arrived: a document that a response arriving after the sweep holds (at a
+/// newer revision, recorded before the refresh ends) stays, in memory and
+/// after a reload; one that arrived before the sweep does not.
+#[test]
+fn a_refresh_deletes_as_of_its_sweep_not_what_arrived_after_it() {
+    let third = Endpoint::Document(format!("{:018}", 3));
+    for (after, deleted) in [(true, 0), (false, 1)] {
+        let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
+        record_three(&mut cache, &mut storage);
+        let early = cache.stamp(1500.0);
+        let swept_at = cache.stamp(2000.0);
+        let arrived = if after { cache.stamp(2100.0) } else { early };
+        let again = Rc::new(doc(3, 2, "c again", "2024-01-03T00:00:00.000Z").to_string());
+        let (url, query) = ("u3", Query::new());
+        record_at(
+            &mut cache,
+            &mut storage,
+            url,
+            &third,
+            &query,
+            Kind::Document,
+            again,
+            arrived,
+        );
+        let two = swept(&three()[..2]);
+        let counts = refresh_posts(&mut cache, &mut storage, Change::default(), &two, swept_at);
+        assert_eq!(counts, (0, deleted, 2), "arrived after the sweep: {after}");
+        for (name, cache) in [("memory", &mut cache), ("reload", &mut storage.load("r"))] {
+            let answer = cache.answer_single("x", &third, &Query::new());
+            match after {
+                true => assert_eq!(body(&answer.unwrap())["meta"]["revision"], 2, "{name}"),
+                false => assert!(answer.is_err(), "{name}: {answer:?}"),
+            }
+            // The list is as the sweep read it.
+            let list = body(&cache.answer_list("y", &posts(), &Query::new()).unwrap());
+            assert_eq!(list["meta"]["total"], 2, "{name}");
+        }
+    }
+}
+
 /// A document a refresh deleted and a response with its title alone brought
 /// back is not replaced by a whole one that arrived before the deletion
 /// (recorded late): memory answers as a reload does.

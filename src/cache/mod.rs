@@ -1449,9 +1449,11 @@ impl Cache {
     /// Plans the end of a refresh: `changes` (the documents fetched) and the
     /// list's new membership (`swept`) in one change; documents no longer
     /// listed leave the list (and the variant, unless another list holds
-    /// them) and are remembered as deleted; the list is as of `now` (when the
-    /// refresh's first page arrived, as [`Cache::stamp`] gave it). Returns
-    /// the change and the counts `(changed, deleted, total)`.
+    /// them) and are remembered as deleted; the list and the deletions are
+    /// as of `now` (when the sweep's last page arrived, as [`Cache::stamp`]
+    /// gave it): a document that a response arriving after it holds is not
+    /// deleted. Returns the change and the counts `(changed, deleted,
+    /// total)`.
     pub fn plan_refresh(
         &self,
         endpoint: &Endpoint,
@@ -1464,7 +1466,7 @@ impl Cache {
         let list = self.lists.get(&key).ok_or_else(|| {
             not_cached(format!("the list `{}` is not complete in the cache", key.1))
         })?;
-        // The whole list arrived again while the refresh ran: that list is
+        // The whole list arrived again after the sweep read it: that list is
         // newer than what the refresh read, and stays as it is.
         if list.fetched_at > now {
             return Err(not_cached(format!(
@@ -1495,10 +1497,17 @@ impl Cache {
         }
         changed.extend(listed.iter().copied().filter(|id| new(id)));
         let changed = changed.len();
+        // Deleted: no longer listed, unless a response that arrived after
+        // the sweep holds it (it is newer than what the sweep read).
+        let newer = |id: &[u8]| {
+            store
+                .and_then(|store| store.entry(id))
+                .is_some_and(|(_, _, arrived)| arrived > now)
+        };
         let deleted: Vec<Rc<[u8]>> = list
             .members
             .iter()
-            .filter(|id| !listed.contains(id.as_ref()))
+            .filter(|id| !listed.contains(id.as_ref()) && !newer(id))
             .cloned()
             .collect();
         // Fetched: in a page of the refresh, and not deleted since it arrived
@@ -1532,7 +1541,7 @@ impl Cache {
         // ran): deleted too, though the list never held it.
         let strays = fetched
             .iter()
-            .filter(|id| !listed.contains(*id) && !list.members.contains(**id));
+            .filter(|id| !listed.contains(*id) && !list.members.contains(**id) && !newer(id));
         let mut gone = deleted.clone();
         gone.extend(strays.map(|id| Rc::from(*id)));
         // A document another list of the variant holds stays (as in memory):
@@ -1545,9 +1554,12 @@ impl Cache {
                 }
             }
         }
-        // Deleted now: after every response received so far (a response
-        // received before and recorded later does not bring one back).
-        let at = self.stamp(now);
+        // Deleted as the sweep read the list: a response that arrived before
+        // it and is recorded later does not bring one back, one that arrived
+        // after it does.
+        let at = now;
+        // (Later stamps come after it: `now` is one, or an earlier tab's.)
+        self.stamped.set(self.stamped.get().max(at));
         // One another list holds is deleted only if, at a load, no list
         // holds it (that list's tab, or another, may have refreshed it
         // meanwhile without seeing this deletion).

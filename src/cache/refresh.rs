@@ -178,6 +178,8 @@ pub struct Refresh {
     current: Option<Query>,
     /// When the first page arrived.
     first_at: Option<f64>,
+    /// When the sweep's last page arrived: the list is as of then.
+    swept_at: Option<f64>,
     changes: Change,
     swept: Vec<Swept>,
     /// Sweeps started over ([`SWEEP_RESTARTS`] at most).
@@ -198,6 +200,7 @@ impl Refresh {
             pages: 0,
             current: None,
             first_at: None,
+            swept_at: None,
             changes: Change::default(),
             swept: Vec::new(),
             restarts: 0,
@@ -318,6 +321,7 @@ impl Paging for Refresh {
                 return Ok(Some((0, page.facts.total.unwrap_or(0))));
             }
             if next.is_none() {
+                self.swept_at = Some(now);
                 let missing =
                     cache.refresh_missing(&self.endpoint, &self.query, &self.changes, &self.swept);
                 let mut queries = fetch_queries(&self.query, &missing)?;
@@ -341,9 +345,9 @@ impl Paging for Refresh {
     /// list's new membership.
     fn write(&mut self, cache: &Cache) -> Result<Change> {
         let changes = std::mem::take(&mut self.changes);
-        let (swept, first_at) = (&self.swept, self.first_at.unwrap_or_default());
+        let at = self.swept_at.or(self.first_at).unwrap_or_default();
         let (change, counts) =
-            cache.plan_refresh(&self.endpoint, &self.query, changes, swept, first_at)?;
+            cache.plan_refresh(&self.endpoint, &self.query, changes, &self.swept, at)?;
         self.phase = Phase::Done(counts);
         Ok(change)
     }

@@ -165,6 +165,57 @@ test("refresh is per variant: a locale refreshes its own documents", async () =>
   assert.equal(old.data.length, server.snapshot().collections.articles.length + 5 - 3);
 });
 
+test("a refresh does not delete a document that a response arriving after its sweep holds", async () => {
+  // The sweep reads the list without Y (as if Y had been unpublished then);
+  // Y is published again and a list call records it while the refresh still
+  // fetches Z by id; the refresh then ends. Y arrived after the sweep: it is
+  // newer than the deletion the sweep saw, and stays (the refresh deleted it).
+  const storage = new SharedStorage();
+  const { authors } = server.snapshot().collections;
+  const [Y, Z] = [authors[5].meta.id, authors[7].meta.id];
+  let hold, held, sweeps = 0;
+  let down = false;
+  const fetch = async (url, init) => {
+    if (down) throw new TypeError("fetch failed");
+    const text = decodeURIComponent(url);
+    if (hold !== undefined && text.includes(Z) && !text.includes("fields=meta(id,revision)")) {
+      held();
+      await hold;
+    }
+    const response = await globalThis.fetch(url, init);
+    if (!text.includes("fields=meta(id,revision)") || hold === undefined) return response;
+    sweeps++;
+    const body = await response.json();
+    body.data = body.data.filter((d) => d.meta.id !== Y);
+    body.meta.total = body.meta.count = body.data.length;
+    return new Response(JSON.stringify(body), { status: 200, headers: { "Content-Type": "application/json" } });
+  };
+  const c = new sdk.Client({ baseUrl: base, repository: "demo", apiKey, retries: 0, fetch, cache: { storage } });
+  await c.prefetch({ collection: "authors" });
+  // Z changes without its updatedAt moving: the sweep finds it, and the refresh asks for it by id.
+  server.mutate({ update: [{ id: Z, fields: { name: "Z2" }, updatedAt: "2000-01-01T00:00:00.000Z" }] });
+  let release;
+  const fetching = new Promise((resolve) => (held = resolve));
+  hold = new Promise((resolve) => (release = resolve));
+  const refreshing = c.refresh({ collection: "authors" });
+  await fetching;
+  assert.equal(sweeps, 1, "the sweep arrived before the fetch by id");
+  hold = undefined;
+  server.mutate({ update: [{ id: Y, fields: { name: "Y again" } }] });
+  const revision = server.snapshot().collections.authors.find((d) => d.meta.id === Y).meta.revision;
+  const page = await c.collection("authors", new sdk.Query().sort("meta.updatedAt", "DESC").limit(5));
+  assert.equal(page.data.find((d) => d.meta.id === Y)?.meta.revision, revision, "Y recorded after the sweep");
+  release();
+  const counts = await refreshing;
+  assert.deepEqual([counts.changed, counts.deleted], [1, 0]);
+  down = true;
+  const reloaded = client({ storage, policy: "cache-only" });
+  for (const [name, at] of [["memory", c], ["reload", reloaded]]) {
+    const doc = await at.document(Y);
+    assert.deepEqual([doc.source, doc.meta.revision, doc.fields.name], ["cache", revision, "Y again"], name);
+  }
+});
+
 test("refresh needs a prefetched list", async () => {
   const c = client({ storage: "memory" });
   await assert.rejects(c.refresh({ collection: "articles" }), (e) => e.code === "not_cached" && /prefetch/.test(e.message));
