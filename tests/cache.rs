@@ -1089,6 +1089,19 @@ fn what_a_storage_gave_is_read_and_its_failures_are_told() {
     assert!(!storage_error("clear", described, 5)
         .to_string()
         .contains("S3cr3t"));
+    // Nor does a corrupt entry's key, quoted in the report.
+    let mut keyed = Cache::new("d");
+    keyed.load_entry("x-S3cr3t-Key".into(), "not an entry".into());
+    let (errors, _) = keyed.load_end(Ok(0));
+    let report = errors
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("; ");
+    assert!(
+        report.contains("skipped the cache entry \"x-[redacted]\""),
+        "{report}"
+    );
     drop(held);
     let missing = storage_error("load", StorageFailure::Missing, 7);
     assert_eq!(

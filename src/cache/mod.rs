@@ -148,7 +148,8 @@ fn not_cached(message: impl Into<String>) -> Error {
 
 fn corrupt(key: &str, why: impl std::fmt::Display, text: &str) -> Error {
     Error::Decode {
-        message: format!("skipped the cache entry {}: {why}", quoted(key)),
+        // (The key is the storage's: scrubbed like the text.)
+        message: crate::error::redacted(&format!("skipped the cache entry {}: {why}", quoted(key))),
         excerpt: crate::error::excerpt(text, 80),
     }
 }
