@@ -12,7 +12,12 @@ export * from "./index.js";
  * or a `Request`, fetched), a `Response`, its bytes, or a compiled
  * `WebAssembly.Module`.
  */
-export type InitInput = URL | string | Request | Response | ArrayBuffer | ArrayBufferView | WebAssembly.Module;
+export type InitInput = URL | string | Request | Response | ArrayBuffer | ArrayBufferView | CompiledModule;
+/**
+ * A compiled `WebAssembly.Module` (an object: the DOM's declaration of it is
+ * empty, which every value but `null` and `undefined` would match).
+ */
+export type CompiledModule = WebAssembly.Module & object;
 
 /**
  * Loads the WebAssembly module: `new URL(wasmUrl, import.meta.url)` with
@@ -32,4 +37,4 @@ export type InitInput = URL | string | Request | Response | ArrayBuffer | ArrayB
  * await init(new URL(wasmUrl, import.meta.url));
  * ```
  */
-export function init(input?: InitInput | PromiseLike<Response | ArrayBuffer | ArrayBufferView | WebAssembly.Module>): Promise<void>;
+export function init(input?: InitInput | PromiseLike<Response | ArrayBuffer | ArrayBufferView | CompiledModule>): Promise<void>;

@@ -229,6 +229,16 @@ async function viteDev(vite, cwd) {
 
 // --------------------------------------------------------------------- Node
 
+test("the apps use each tool's defaults: no configuration file, no plugin, nothing but a name in a package.json", () => {
+  const files = readdirSync(join(root, "tests/bundlers"), { recursive: true }).map(String);
+  const configs = files.filter((file) => /(^|\/)(vite|webpack|rollup|esbuild|babel|tsconfig|jsconfig|postcss)[.\w-]*\.(c|m)?(js|ts|json)$|(^|\/)\.babelrc/.test(file));
+  assert.deepEqual(configs, []);
+  for (const file of files.filter((name) => name.endsWith("package.json"))) {
+    const manifest = JSON.parse(readFileSync(join(root, "tests/bundlers", file), "utf8"));
+    assert.deepEqual(Object.keys(manifest).filter((key) => !["name", "private", "type"].includes(key)), [], file);
+  }
+});
+
 test(`node ${process.version}: import "content-repo"`, async () => {
   const { stdout } = await run(join(apps, "node/esm.mjs"), [], project);
   assertWorks(JSON.parse(stdout), { beforeReady: "no error", where: "node import" });
@@ -362,6 +372,64 @@ test(`esbuild ${pinned("esbuild")}: content-repo/slim, content-repo/wasm with --
 });
 
 // ---------------------------------------------------------- service workers
+
+/** What a page logs with console.log, once it has logged `count` lines (problems: errors, failed requests). */
+async function pageLogs(url, count) {
+  const context = await browser.newContext();
+  const problems = [];
+  try {
+    const page = await context.newPage();
+    const logs = [];
+    let done;
+    const logged = new Promise((resolve) => (done = resolve));
+    page.on("console", (message) => {
+      if (message.type() === "log") logs.push(message.text());
+      else if (message.type() === "error" || message.type() === "warning") problems.push(`console ${message.type()}: ${message.text()}`);
+      if (logs.length >= count) done();
+    });
+    page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+    page.on("response", (response) => {
+      if (response.status() >= 400) problems.push(`HTTP ${response.status()} ${response.url()}`);
+    });
+    await page.goto(url);
+    let timer;
+    const late = new Promise((resolve) => (timer = setTimeout(resolve, PAGE_TIMEOUT_MS)));
+    await Promise.race([logged, late]).finally(() => clearTimeout(timer));
+    return { logs, problems };
+  } finally {
+    await context.close();
+  }
+}
+
+test("the README's browser recipes run as written: with an import map, and bundled by esbuild through content-repo/slim", async () => {
+  const readme = readFileSync(join(root, "README.md"), "utf8");
+  const recipes = [...readme.matchAll(/^```js recipe\n([\s\S]*?)^```$/gm)].map((match) => match[1]);
+  const main = recipes.filter((code) => /from "content-repo";/.test(code));
+  const slim = recipes.filter((code) => /from "content-repo\/slim";/.test(code) && /from "content-repo\/wasm";/.test(code));
+  assert.deepEqual([main.length, slim.length], [1, 1], "the README's two browser recipes");
+  const dir = join(project, "readme");
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "main.js"), main[0]);
+  const map = JSON.stringify({ imports: { "content-repo": "/node_modules/content-repo/web/index.js" } });
+  const head = '<!doctype html>\n<meta charset="utf-8">\n<link rel="icon" href="data:,">\n';
+  writeFileSync(join(dir, "main.html"), `${head}<script type="importmap">${map}</script>\n<script type="module" src="/readme/main.js"></script>\n`);
+  writeFileSync(join(dir, "slim.js"), slim[0]);
+  await run(join(tools, ".bin/esbuild"), ["slim.js", "--bundle", "--format=esm", "--loader:.wasm=file", "--outdir=dist"], dir);
+  writeFileSync(join(dir, "slim.html"), `${head}<script type="module" src="/readme/dist/slim.js"></script>\n`);
+  const site = await serve(project);
+  try {
+    for (const [page, expected] of [
+      ["main.html", ["sorting%5Bfields.title%5D=ASC"]],
+      ["slim.html", ["limit=5"]],
+    ]) {
+      const { logs, problems } = await pageLogs(`${site.url}/readme/${page}`, expected.length);
+      assert.deepEqual(logs, expected, page);
+      assert.deepEqual(problems, [], page);
+    }
+  } finally {
+    await site.close();
+  }
+});
 
 /**
  * The worker stopped and started again, online, then while its `.wasm`

@@ -8,10 +8,11 @@ import { execFile, execFileSync } from "node:child_process";
 import { promisify } from "node:util";
 import { mkdtempSync, readFileSync, writeFileSync, rmSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, dirname } from "node:path";
+import { join, dirname, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { transformSync } from "esbuild";
 import { startServer } from "../../www/server.mjs";
+import { moduleGraph } from "../../scripts/size.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 let project;
@@ -106,6 +107,26 @@ test("the README's recipes for other environments (```js recipe, ```ts recipe, `
     writeFileSync(file, source);
     await execFileAsync(process.execPath, ["--check", file]);
   }
+});
+
+test("the README's preload hints name what the browser entry loads, as installed", () => {
+  const readme = readFileSync(join(root, "README.md"), "utf8");
+  const blocks = [...readme.matchAll(/^```html\n([\s\S]*?)^```$/gm)].map((match) => match[1]);
+  assert.ok(blocks.length > 0, "the README has its html block");
+  const prefix = "/node_modules/content-repo/";
+  const links = blocks.flatMap((html) => [...html.matchAll(/<link rel="(modulepreload|preload)" href="([^"]+)"/g)]);
+  const named = links.map(([, rel, href]) => {
+    assert.ok(href.startsWith(prefix), href);
+    return [rel, href.slice(prefix.length)];
+  });
+  const installed = join(project, "node_modules/content-repo");
+  const web = join(installed, "web");
+  // The graph of the browser entry, and the module it fetches.
+  const graph = moduleGraph(join(web, "index.js")).map((file) => `web/${relative(web, file).split(sep).join("/")}`);
+  const manifest = JSON.parse(readFileSync(join(installed, "package.json"), "utf8"));
+  assert.equal(manifest.exports["."].browser, `./${graph[0]}`);
+  assert.deepEqual(named.filter(([rel]) => rel === "modulepreload").map(([, file]) => file).sort(), [...graph].sort());
+  assert.deepEqual(named.filter(([rel]) => rel === "preload").map(([, file]) => file), [manifest.exports["./wasm"].default.slice(2)]);
 });
 
 test("errors are ContentRepoError instances with stable codes, thrown from every setter", async () => {

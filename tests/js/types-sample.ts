@@ -76,6 +76,11 @@ export async function generics(client: Client): Promise<void> {
   const everythingTitle: Equal<(typeof everything.data)[0]["fields"]["title"], string> = true;
 
   const url: string = client.url({ document: "1" }, new Query().locale("en_US"));
+  // Every result of the client says where it came from.
+  const allSource: Equal<typeof everything.source, Source> = true;
+  const aliasSource: Equal<[typeof alias.source, typeof alias.stale], [Source, boolean]> = true;
+  const assetSource: Equal<[typeof asset.source, typeof asset.stale], [Source, boolean]> = true;
+  const infoSource: Equal<[typeof info.source, typeof info.stale], [Source, boolean]> = true;
 
   // The local functions keep the caller's types.
   const sorted = sortDocuments(list.data, new Query().sort("fields.views", -1).sort("meta.id", "asc"));
@@ -110,6 +115,31 @@ export async function generics(client: Client): Promise<void> {
   const same: boolean = Query.parse(query.toString()).equals(query.clone());
 
   const bytes: number = wasmMemoryBytes();
+}
+
+/** The optional arguments are optional: each call with the required ones only. */
+export async function fewest(client: Client, list: ListResponse<Post>): Promise<void> {
+  const doc: Document<Post> = await client.document<Post>("1");
+  const raw: unknown = await client.get("documents");
+  const pages: Pages<Post> = client.pages<Post>({ collection: "posts" });
+  const all: ListResponse<Post> = await client.all<Post>("collections/posts");
+  const url: string = client.url({ document: "1" });
+  const sorted: Document<Post>[] = sortDocuments(list.data);
+  const page: ListResponse<Post> = applyQuery(list);
+  const pageOfArray: ListResponse<Post> = applyQuery(list.data);
+  const answer: ListResponse = new DocumentStore().query();
+  const error = new ContentRepoError("network", "offline");
+  const prefetched = await client.prefetch({ collection: "posts" });
+  const refreshed = await client.refresh({ collection: "posts" });
+  // And the options the README names are declared.
+  await client.prefetch({ collection: "posts" }, { maxPages: 3 });
+  new DocumentStore().query(null, { contentType: "post" });
+  const eachStorage: CacheStorage = {
+    load: async () => [],
+    loadEach: async (onEntry) => onEntry("key", new Uint8Array(0)),
+    write: async () => {},
+    clear: async () => {},
+  };
 }
 
 export async function offline(): Promise<void> {
@@ -175,6 +205,15 @@ export async function slim(): Promise<void> {
   await init(input);
   await init(fetch(wasmUrl));
   await init();
+  await init("/content_repo_bg.wasm");
+  await init(new Response(new Uint8Array(0)));
+  await init(new ArrayBuffer(8));
+  await init(new Uint8Array(8));
+  await init(new WebAssembly.Module(new Uint8Array(8)));
+  // @ts-expect-error: not something a module is loaded from
+  await init(42);
+  // @ts-expect-error: nor this
+  await init(true);
 }
 
 export async function mistakes(client: Client, doc: Document<Post>): Promise<void> {
@@ -208,6 +247,10 @@ export async function mistakes(client: Client, doc: Document<Post>): Promise<voi
   new Query().free();
   // @ts-expect-error: pages are made by client.pages()
   new Pages();
+  // @ts-expect-error: a store's query has one option (contentType)
+  new DocumentStore().query(null, { contentTyp: "post" });
+  // @ts-expect-error: not a prefetch option (maxPages is)
+  await client.prefetch({ collection: "posts" }, { maxPage: 3 });
   // @ts-expect-error: source is read-only
   (await client.documents()).source = "cache";
 }

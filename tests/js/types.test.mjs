@@ -109,11 +109,12 @@ function runtimeShape() {
       for (const [name, value] of Object.entries(module)) {
         // The SDK's wasm-bindgen classes (ContentRepoError is a plain Error subclass).
         if (typeof value !== "function" || typeof value.prototype?.__destroy_into_raw !== "function") continue;
-        const hidden = (key) => key === "constructor" || key === "free" || key.startsWith("__");
+        // wasm-bindgen's own members only: any other \`__\` name (a test hook) must be declared, and fails.
+        const hidden = (key) => key === "constructor" || key === "free" || key === "__destroy_into_raw";
         classes[name] = {
           instance: Reflect.ownKeys(value.prototype).filter((key) => typeof key === "string" && !hidden(key)).sort(),
           symbols: Reflect.ownKeys(value.prototype).filter((key) => typeof key === "symbol").map(String).sort(),
-          static: Object.getOwnPropertyNames(value).filter((key) => !["length", "name", "prototype"].includes(key) && !key.startsWith("__")).sort(),
+          static: Object.getOwnPropertyNames(value).filter((key) => !["length", "name", "prototype", "__wrap"].includes(key)).sort(),
         };
       }
       return { exports: Object.keys(module).sort(), classes };
