@@ -127,6 +127,12 @@ pub fn not_a_list(described: &str) -> Error {
     ))
 }
 
+/// The error of `sortDocuments` for a value that is not an array of
+/// documents (`described`; a list envelope too: `applyQuery` sorts one).
+pub fn not_an_array(described: &str) -> Error {
+    Error::invalid_argument(format!("expected an array of documents, got {described}"))
+}
+
 /// The error for a value that is neither a document nor a list of
 /// documents (`described`).
 pub fn not_a_document_or_list(described: &str) -> Error {

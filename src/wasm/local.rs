@@ -57,10 +57,7 @@ pub fn sort_documents(
     #[wasm_bindgen(unchecked_param_type = "Query | string | null | undefined")] query: JsValue,
 ) -> Result<JsValue, JsValue> {
     if !convert::array(&documents) {
-        // (A list envelope too: `applyQuery` sorts one.)
-        let described = describe(&documents);
-        let message = format!("expected an array of documents, got {described}");
-        return Err(crate::error::Error::invalid_argument(message).into());
+        return Err(local::not_an_array(&describe(&documents)).into());
     }
     let sort = LocalSort::new(&options::query(&convert::query(&query))?.unwrap_or_default());
     let rows = sort_rows(&documents, sort.paths()).map_err(not_serializable)?;
