@@ -1950,43 +1950,89 @@ fn a_response_brings_a_deleted_document_back_only_when_it_arrived_after_the_dele
 
 /// A refresh deletes what its sweep did not list as of when the sweep
 /// arrived: a document that a response arriving after the sweep holds (at a
-/// newer revision, recorded before the refresh ends) stays, in memory and
-/// after a reload; one that arrived before the sweep does not.
+/// newer revision, or the same revision with fewer fields, recorded before
+/// the refresh ends) stays in the cache, in memory and after a reload alike;
+/// one that arrived before the sweep does not. Either way it left the list
+/// (counted as deleted from it), whose whole list arriving during the
+/// refresh makes the refresh change nothing.
 #[test]
 fn a_refresh_deletes_as_of_its_sweep_not_what_arrived_after_it() {
     let third = Endpoint::Document(format!("{:018}", 3));
-    for (after, deleted) in [(true, 0), (false, 1)] {
+    let mut narrow = Query::new();
+    narrow.fields("title").unwrap();
+    let newer = doc(3, 2, "c again", "2024-01-03T00:00:00.000Z");
+    let mut title = three()[2].clone();
+    title["fields"] = json!({ "title": "c" });
+    for (name, text, query, after, revision) in [
+        ("newer, after", &newer, &Query::new(), true, Some(2)),
+        ("narrower, after", &title, &narrow, true, Some(1)),
+        ("newer, before", &newer, &Query::new(), false, None),
+    ] {
         let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
         record_three(&mut cache, &mut storage);
         let early = cache.stamp(1500.0);
-        let swept_at = cache.stamp(2000.0);
+        let (first_at, swept_at) = (cache.stamp(1900.0), cache.stamp(2000.0));
         let arrived = if after { cache.stamp(2100.0) } else { early };
-        let again = Rc::new(doc(3, 2, "c again", "2024-01-03T00:00:00.000Z").to_string());
-        let (url, query) = ("u3", Query::new());
+        let text = Rc::new(text.to_string());
         record_at(
             &mut cache,
             &mut storage,
-            url,
+            "u3",
             &third,
-            &query,
+            query,
             Kind::Document,
-            again,
+            text,
             arrived,
         );
         let two = swept(&three()[..2]);
-        let counts = refresh_posts(&mut cache, &mut storage, Change::default(), &two, swept_at);
-        assert_eq!(counts, (0, deleted, 2), "arrived after the sweep: {after}");
-        for (name, cache) in [("memory", &mut cache), ("reload", &mut storage.load("r"))] {
+        let times = (first_at, swept_at);
+        let refresh =
+            cache.plan_refresh_swept(&posts(), &Query::new(), Change::default(), &two, times);
+        let (change, counts) = refresh.unwrap();
+        storage.write(&change);
+        cache.apply(change);
+        assert_eq!(counts, (0, 1, 2), "{name}: it left the list");
+        for (at, cache) in [("memory", &mut cache), ("reload", &mut storage.load("r"))] {
             let answer = cache.answer_single("x", &third, &Query::new());
-            match after {
-                true => assert_eq!(body(&answer.unwrap())["meta"]["revision"], 2, "{name}"),
-                false => assert!(answer.is_err(), "{name}: {answer:?}"),
-            }
+            let held = answer
+                .ok()
+                .map(|answer| body(&answer)["meta"]["revision"].clone());
+            assert_eq!(held, revision.map(|r| json!(r)), "{name}, {at}");
             // The list is as the sweep read it.
             let list = body(&cache.answer_list("y", &posts(), &Query::new()).unwrap());
-            assert_eq!(list["meta"]["total"], 2, "{name}");
+            assert_eq!(list["meta"]["total"], 2, "{name}, {at}");
         }
     }
+    // The whole list arriving after the refresh's first page, during its
+    // sweep: that list is newer, and the refresh changes nothing.
+    let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
+    record_three(&mut cache, &mut storage);
+    let first_at = cache.stamp(1900.0);
+    let whole = Rc::new(list(three(), 3).to_string());
+    let during = cache.stamp(1950.0);
+    record_at(
+        &mut cache,
+        &mut storage,
+        URL,
+        &posts(),
+        &Query::new(),
+        Kind::List,
+        whole,
+        during,
+    );
+    let swept_at = cache.stamp(2000.0);
+    let two = swept(&three()[..2]);
+    let refused = cache.plan_refresh_swept(
+        &posts(),
+        &Query::new(),
+        Change::default(),
+        &two,
+        (first_at, swept_at),
+    );
+    assert_eq!(
+        refused.map(|(_, counts)| counts).unwrap_err().code(),
+        "not_cached"
+    );
 }
 
 /// A document a refresh deleted and a response with its title alone brought

@@ -1450,24 +1450,39 @@ impl Cache {
     /// Plans the end of a refresh: `changes` (the documents fetched) and the
     /// list's new membership (`swept`) in one change; documents no longer
     /// listed leave the list (and the variant, unless another list holds
-    /// them) and are remembered as deleted; the list and the deletions are
-    /// as of `now` (when the sweep's last page arrived, as [`Cache::stamp`]
-    /// gave it): a document that a response arriving after it holds is not
-    /// deleted. Returns the change and the counts `(changed, deleted,
-    /// total)`.
+    /// them) and are remembered as deleted; the list is as of `now` (when
+    /// the refresh's first page arrived, as [`Cache::stamp`] gave it), and so
+    /// are the deletions ([`Cache::plan_refresh_swept`] dates them apart).
+    /// Returns the change and the counts `(changed, deleted, total)`.
     pub fn plan_refresh(
+        &self,
+        endpoint: &Endpoint,
+        query: &Query,
+        changes: Change,
+        swept: &[Swept],
+        now: f64,
+    ) -> Result<(Change, (usize, usize, usize))> {
+        self.plan_refresh_swept(endpoint, query, changes, swept, (now, now))
+    }
+
+    /// [`Cache::plan_refresh`], the deletions dated `swept_at` (when the
+    /// sweep's last page arrived): a document that a response arriving after
+    /// that holds leaves the list (it is counted) but not the cache, in
+    /// memory as at a reload; a response that arrived before it, recorded
+    /// late, does not bring one back.
+    pub fn plan_refresh_swept(
         &self,
         endpoint: &Endpoint,
         query: &Query,
         mut changes: Change,
         swept: &[Swept],
-        now: f64,
+        (now, swept_at): (f64, f64),
     ) -> Result<(Change, (usize, usize, usize))> {
         let key = (variant_key(query), endpoint_key(endpoint));
         let list = self.lists.get(&key).ok_or_else(|| {
             not_cached(format!("the list `{}` is not complete in the cache", key.1))
         })?;
-        // The whole list arrived again after the sweep read it: that list is
+        // The whole list arrived again while the refresh ran: that list is
         // newer than what the refresh read, and stays as it is.
         if list.fetched_at > now {
             return Err(not_cached(format!(
@@ -1498,17 +1513,24 @@ impl Cache {
         }
         changed.extend(listed.iter().copied().filter(|id| new(id)));
         let changed = changed.len();
-        // Deleted: no longer listed, unless a response that arrived after
-        // the sweep holds it (it is newer than what the sweep read).
-        let newer = |id: &[u8]| {
-            store
-                .and_then(|store| store.entry(id))
-                .is_some_and(|(_, _, arrived)| arrived > now)
-        };
+        // No longer listed. Such a document that a response arriving after
+        // the sweep holds stays in the cache: that response is newer than
+        // what the sweep read (a reload keeps it, whichever copy the store
+        // holds now).
+        let mut after: Set<Vec<u8>> = Set::default();
+        for segment in self.segments.values() {
+            if segment.variant == key.0
+                && segment.fetched_at > swept_at
+                && segment.kind != Kind::Other
+            {
+                after.extend(segment_documents(segment).into_iter().map(|(id, _)| id));
+            }
+        }
+        let newer = |id: &[u8]| after.contains(id);
         let deleted: Vec<Rc<[u8]>> = list
             .members
             .iter()
-            .filter(|id| !listed.contains(id.as_ref()) && !newer(id))
+            .filter(|id| !listed.contains(id.as_ref()))
             .cloned()
             .collect();
         // Fetched: in a page of the refresh, and not deleted since it arrived
@@ -1543,7 +1565,7 @@ impl Cache {
         let strays = fetched
             .iter()
             .filter(|id| !listed.contains(*id) && !list.members.contains(**id) && !newer(id));
-        let mut gone = deleted.clone();
+        let mut gone: Vec<Rc<[u8]>> = deleted.iter().filter(|id| !newer(id)).cloned().collect();
         gone.extend(strays.map(|id| Rc::from(*id)));
         // A document another list of the variant holds stays (as in memory):
         // not remembered as deleted, or a reload would remove it from there.
@@ -1558,8 +1580,8 @@ impl Cache {
         // Deleted as the sweep read the list: a response that arrived before
         // it and is recorded later does not bring one back, one that arrived
         // after it does.
-        let at = now;
-        // (Later stamps come after it: `now` is one, or an earlier tab's.)
+        let at = swept_at;
+        // (Later stamps come after it: `swept_at` is one, or an earlier tab's.)
         self.stamped.set(self.stamped.get().max(at));
         // One another list holds is deleted only if, at a load, no list
         // holds it (that list's tab, or another, may have refreshed it
@@ -1636,15 +1658,9 @@ impl Cache {
         if segment.kind == Kind::Other {
             return false;
         }
-        let (variant, text) = (&segment.variant, segment.text.as_str());
+        let variant = &segment.variant;
         let store = self.variants.get(variant);
-        let documents = match segment.kind {
-            Kind::List => list_documents(text).unwrap_or_default(),
-            // One document: the whole text.
-            _ => std::iter::once(0..text.len()).collect(),
-        };
-        let documents = entries(text, documents);
-        documents.iter().any(|(id, revision)| {
+        segment_documents(segment).iter().any(|(id, revision)| {
             self.buried(variant, id, segment.fetched_at)
                 || store
                     .and_then(|store| store.revision_of(id))
@@ -2061,6 +2077,17 @@ pub(crate) fn document_id(text: &str, range: std::ops::Range<usize>) -> Option<V
 }
 
 /// The id and revision order key of each document of `text` at `ranges`.
+/// The ids and revisions of the documents of a response.
+fn segment_documents(segment: &Segment) -> Vec<Swept> {
+    let text = segment.text.as_str();
+    let documents = match segment.kind {
+        Kind::List => list_documents(text).unwrap_or_default(),
+        // One document: the whole text.
+        _ => std::iter::once(0..text.len()).collect(),
+    };
+    entries(text, documents)
+}
+
 fn entries(text: &str, ranges: Vec<std::ops::Range<usize>>) -> Vec<Swept> {
     let bytes = text.as_bytes();
     let mut scratch = Vec::new();

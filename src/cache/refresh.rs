@@ -345,9 +345,10 @@ impl Paging for Refresh {
     /// list's new membership.
     fn write(&mut self, cache: &Cache) -> Result<Change> {
         let changes = std::mem::take(&mut self.changes);
-        let at = self.swept_at.or(self.first_at).unwrap_or_default();
+        let first_at = self.first_at.unwrap_or_default();
+        let at = (first_at, self.swept_at.unwrap_or(first_at));
         let (change, counts) =
-            cache.plan_refresh(&self.endpoint, &self.query, changes, &self.swept, at)?;
+            cache.plan_refresh_swept(&self.endpoint, &self.query, changes, &self.swept, at)?;
         self.phase = Phase::Done(counts);
         Ok(change)
     }

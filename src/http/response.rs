@@ -302,9 +302,10 @@ pub fn excerpt(text: &str, secret: &str, chars: usize) -> String {
 
 /// Whether `c` prints as nothing: Unicode's default-ignorable code points
 /// (zero-width spaces and joiners, the soft hyphen, the byte order mark,
-/// variation selectors, tags).
+/// variation selectors, tags) but the bidirectional controls, which
+/// [`printable`] makes spaces.
 fn invisible(c: char) -> bool {
-    const RANGES: [(u32, u32); 17] = [
+    const RANGES: [(u32, u32); 16] = [
         (0xAD, 0xAD),
         (0x34F, 0x34F),
         (0x61C, 0x61C),
@@ -312,7 +313,6 @@ fn invisible(c: char) -> bool {
         (0x17B4, 0x17B5),
         (0x180B, 0x180F),
         (0x200B, 0x200F),
-        (0x202A, 0x202E),
         (0x2060, 0x206F),
         (0x3164, 0x3164),
         (0xFE00, 0xFE0F),

@@ -101,6 +101,25 @@ function jsonValue(value, key) {
   return value;
 }
 const BOXES = [Number, String, Boolean, BigInt].map((Box) => [Box, Box.prototype.valueOf]);
+
+/**
+ * A property's value as `JSON.stringify` writes it, to be written again in
+ * an array: what its `toJSON(key)` gave (a box unboxed), and an object that
+ * itself has a `toJSON` as its own properties (JSON.stringify calls only
+ * the first `toJSON`: a Date a `toJSON` returned is written `{}`).
+ */
+function asWritten(value, key) {
+  value = jsonValue(value, key);
+  if (typeof value !== "object" || value === null || typeof value.toJSON !== "function") return value;
+  if (Array.isArray(value)) return [].slice.call(value);
+  const plain = {};
+  for (const name of Object.keys(value)) {
+    // (An own `toJSON` is a function here, which JSON.stringify leaves out.)
+    if (name === "toJSON") continue;
+    Object.defineProperty(plain, name, { value: value[name], enumerable: true, writable: true, configurable: true });
+  }
+  return plain;
+}
 /** `JSON.isRawJSON` where there is one: such a value is written as its text. */
 const isRaw = JSON.isRawJSON;
 
@@ -228,9 +247,9 @@ export function sortRows(docs, flat) {
     const row = new Array(k);
     for (let j = 0; j < k; j++) {
       const s = views[paths[j][0]];
-      // (Its `toJSON` called with its own name, as JSON.stringify calls it.)
+      // (Its `toJSON` called once, with its own name, as JSON.stringify calls it.)
       const name = paths[j][1];
-      const v = isObject(s) && isEnumerable.call(s, name) ? withToJSON(s[name], name) : null;
+      const v = isObject(s) && isEnumerable.call(s, name) ? asWritten(s[name], name) : null;
       if (v === Infinity || v === -Infinity || (typeof v === "object" && v !== null)) looked = true;
       row[j] = v;
     }

@@ -44,10 +44,15 @@ export function reasonOf(signal) {
 /** The query string of one of the package's `Query` objects. */
 export const queryText = (value) => String(value);
 
-/** A bigint or a symbol as JavaScript writes it (`1n`, `Symbol(asc)`), at most 40 characters. */
+/**
+ * A bigint or a symbol as JavaScript writes it (`1n`, `Symbol(asc)`), cut at
+ * 40 characters (`123…n`), on one line (what would break or reorder a line
+ * of a log a space, as in the module's messages).
+ */
 export function written(value) {
-  const text = typeof value === "bigint" ? `${value}n` : String(value);
-  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
+  const text = String(value).replace(/[\p{Cc}\u2028-\u202E\u2066-\u2069]/gu, " ");
+  const short = text.length > 40 ? `${text.slice(0, 40)}…` : text;
+  return typeof value === "bigint" ? `${short}n` : short;
 }
 
 /** What was thrown, for a message (`TypeError: ...`); never throws. */

@@ -189,6 +189,22 @@ export const dataCases = {
     store.free();
     same(sdk.selectFields(docs[0], "a").fields, { a: 9 }, "selectFields");
     check(names.length > 0 && names.every((name) => name === "a"), `toJSON called with ${JSON.stringify(names)}`);
+    // A toJSON is called once: what it gives is written as it is, though it
+    // has a toJSON of its own (a Date: written as the object `{}`, which
+    // sorts after every number), as the store reads it through JSON.stringify.
+    const dated = [
+      { fields: { a: { toJSON: () => new Date(0) } }, meta: { id: "d" } },
+      { fields: { a: { toJSON: () => ({ toJSON: () => 1 }) } }, meta: { id: "e" } },
+      ...docs,
+    ];
+    const written = new sdk.DocumentStore();
+    written.put(dated);
+    const order = written.query(query).data.map((d) => d.meta.id);
+    written.free();
+    same(order.slice(0, 3), expected, "the store: numbers first");
+    same(sdk.sortDocuments(dated, query).map((d) => d.meta.id), order, "sortDocuments as the store");
+    same(sdk.applyQuery(dated, query).data.map((d) => d.meta.id), order, "applyQuery as the store");
+    same(sdk.applyQuery(dated, query).data.find((d) => d.meta.id === "d").fields.a, {}, "applyQuery's value");
   },
 
   async "a bigint or a symbol is named by its value in a message"(sdk) {
@@ -206,6 +222,11 @@ export const dataCases = {
     check(symbol.startsWith("invalid_sort") && symbol.includes("Symbol(asc)"), symbol);
     const limit = message(() => new sdk.Query().limit(5n));
     check(limit.startsWith("invalid_argument") && limit.includes("5n"), limit);
+    // On one line, cut long, a bigint still written as one.
+    const broken = message(() => new sdk.Query().sort("fields.a", Symbol("a\nb\u202ec")));
+    check(broken.includes("Symbol(a b c)") && !/[\n\u202e]/.test(broken), broken);
+    const long = message(() => new sdk.Query().limit(10n ** 60n));
+    check(long.includes(`${"1" + "0".repeat(39)}…n`), long);
     // sortDocuments takes an array (applyQuery takes a list envelope too), and says so.
     const envelope = message(() => sdk.sortDocuments({ data: [] }, null));
     check(envelope === "invalid_argument: expected an array of documents, got an object", envelope);

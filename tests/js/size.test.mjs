@@ -100,15 +100,16 @@ import { entrySizes, importsOf, moduleGraph } from "../../scripts/size.mjs";
  * runtime's reason, a blank service message is no message), a freed
  * client's IndexedDB connection closed, and a shared GET's answer recorded
  * once: +0.5 KB, for
- * which the budget was raised deliberately from 180 to 181 KiB; 181.4 KiB,
- * 185,730 bytes, once three reviews were fixed (the key scrubbed from
+ * which the budget was raised deliberately from 180 to 181 KiB; 182.0 KiB,
+ * 186,387 bytes, once three reviews were fixed (the key scrubbed from
  * HTML-escaped echoes, a message of invisible characters no message, a
- * shared GET's body held once, a sort value's toJSON called with its name,
- * a bigint or symbol named in messages, a refresh deleting as of its
- * sweep): +1.0 KB, for which the budget was raised deliberately from 181 to
- * 182 KiB. This budget is what it measured, rounded up to the next KiB.
+ * shared GET's body held once, a sort value's toJSON called once with its
+ * name, a bigint or symbol named in messages, a refresh deleting as of its
+ * sweep and never what a response arriving after it holds): +1.6 KB, for
+ * which the budget was raised deliberately from 181 to 183 KiB. This budget
+ * is what it measured, rounded up to the next KiB.
  */
-const BUDGET_GZIP_BYTES = 182 * 1024;
+const BUDGET_GZIP_BYTES = 183 * 1024;
 
 const pkg = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "pkg");
 
