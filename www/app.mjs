@@ -417,6 +417,11 @@ function update() {
   $("copy-url").disabled = !b.url || Boolean(queryError);
   $("copy-curl").disabled = !b.url || Boolean(queryError);
 
+  // Sorting, limit and offset are list parameters: one document ignores them.
+  const single = !["documents", "collection"].includes(b.kind);
+  const listParams = state.rows.length > 0 || numberInput($("limit")) !== null || numberInput($("offset")) !== null;
+  show($("list-only"), single && listParams);
+
   const sendable = !b.blocking;
   $("send").disabled = !sendable || state.pending !== null;
   $("send-hint").textContent = state.pending ? "" : (b.blocking ?? "");
@@ -828,6 +833,11 @@ function columnsFor(docs, selectionText) {
       return;
     }
     for (const [name, child] of node) {
+      // `*` over an array is each of its elements (valueAt maps them): `gallery/*/url`.
+      if (name === "*" && docs.some((d) => Array.isArray(valueAt(d, path)))) {
+        if (child === null) columns.set(path.join("\u0000"), path);
+        else add(path, child);
+      }
       for (const n of name === "*" ? keysAt(docs, path) : [name]) {
         if (child === null) columns.set([...path, n].join("\u0000"), [...path, n]);
         else add([...path, n], child);
@@ -1077,7 +1087,7 @@ async function fetchComplete() {
     localCheck("", "The complete list is the local input now.", "");
   } catch (error) {
     showError(error, performance.now() - started);
-    announce(`Failed: ${error?.code ?? "error"}.`);
+    announce(`Failed: ${error?.code ?? "error"}${error?.status ? ` ${error.status}` : ""}.`);
   } finally {
     setPending(null);
     settled(client);

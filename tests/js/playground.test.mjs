@@ -200,6 +200,28 @@ test("the playground builds the query, sends it, marks selection errors and chec
   assert.equal(await page.isDisabled("#cancel"), true);
   await page.unroute("**/v1/demo/alias/**");
 
+  // Sort keys and a limit on one document (the alias): the page says the
+  // service ignores them; on a list it does not.
+  assert.equal(await page.isVisible("#list-only"), true, "list parameters on one document are flagged");
+  await page.selectOption("#endpoint", "collection");
+  await typeInto("#target", "products");
+  assert.equal(await page.isVisible("#list-only"), false);
+
+  // `*` over an array in the selection (`gallery/*/url`): a column of each
+  // element's url, as the raw answer holds them.
+  const gallery = await page.evaluate(async ({ origin, apiKey }) => {
+    const response = await fetch(`${origin}/v1/demo/documents?fields=gallery&limit=1000`, { headers: { Authorization: apiKey } });
+    const doc = (await response.json()).data.find((d) => Array.isArray(d.fields.gallery) && d.fields.gallery.length > 1);
+    return { id: doc.meta.id, urls: doc.fields.gallery.map((g) => g.url) };
+  }, { origin, apiKey });
+  await page.selectOption("#endpoint", "document");
+  await typeInto("#target", gallery.id);
+  await typeInto("#fields", "title, gallery/*/url");
+  await page.click("#send");
+  await page.waitForFunction(() => document.querySelector("#results-table thead th:nth-child(3)")?.textContent === "gallery/url");
+  const urlCell = await page.textContent("#results-table tbody tr:first-child td:nth-child(3)");
+  assert.deepEqual(JSON.parse(urlCell), gallery.urls);
+
   // The final state for the README screenshot.
   await page.selectOption("#endpoint", "collection");
   await typeInto("#target", "products");
