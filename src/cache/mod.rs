@@ -2076,7 +2076,6 @@ pub(crate) fn document_id(text: &str, range: std::ops::Range<usize>) -> Option<V
     id_at(bytes, found.meta(0)?, &mut Vec::new()).ok()?
 }
 
-/// The id and revision order key of each document of `text` at `ranges`.
 /// The ids and revisions of the documents of a response.
 fn segment_documents(segment: &Segment) -> Vec<Swept> {
     let text = segment.text.as_str();
@@ -2088,6 +2087,7 @@ fn segment_documents(segment: &Segment) -> Vec<Swept> {
     entries(text, documents)
 }
 
+/// The id and revision order key of each document of `text` at `ranges`.
 fn entries(text: &str, ranges: Vec<std::ops::Range<usize>>) -> Vec<Swept> {
     let bytes = text.as_bytes();
     let mut scratch = Vec::new();

@@ -120,6 +120,7 @@ function asWritten(value, key) {
   }
   return plain;
 }
+
 /** `JSON.isRawJSON` where there is one: such a value is written as its text. */
 const isRaw = JSON.isRawJSON;
 
