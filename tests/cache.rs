@@ -2008,18 +2008,9 @@ fn a_refresh_deletes_as_of_its_sweep_not_what_arrived_after_it() {
     let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
     record_three(&mut cache, &mut storage);
     let first_at = cache.stamp(1900.0);
-    let whole = Rc::new(list(three(), 3).to_string());
     let during = cache.stamp(1950.0);
-    record_at(
-        &mut cache,
-        &mut storage,
-        URL,
-        &posts(),
-        &Query::new(),
-        Kind::List,
-        whole,
-        during,
-    );
+    let whole = plan_three(&mut cache, during);
+    commit(&mut cache, &mut storage, whole);
     let swept_at = cache.stamp(2000.0);
     let two = swept(&three()[..2]);
     let refused = cache.plan_refresh_swept(

@@ -56,6 +56,10 @@ function encodings(c) {
   const forms = new Set([c, `\\u00${h}`, `\\u00${h.toUpperCase()}`, `%${h}`, `%${h.toUpperCase()}`]);
   if (c === " ") forms.add("+");
   if (c === '"' || c === "\\" || c === "/") forms.add(`\\${c}`);
+  // HTML: decimal and hex character references, and the named ones.
+  forms.add(`&#${c.charCodeAt(0)};`).add(`&#x${h};`).add(`&#X${h.toUpperCase()};`);
+  const named = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;" }[c];
+  if (named) forms.add(named);
   return [...forms];
 }
 
@@ -80,6 +84,10 @@ function echoes(key) {
     new URLSearchParams({ k: key }).toString().slice(2),
     chars.map((c) => `%${hex(c).toUpperCase()}`).join(""),
     chars.map((c) => `%${hex(c)}`).join(""),
+    // HTML-escaped as a template writes it, and every character a reference.
+    key.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]),
+    chars.map((c) => `&#${c.charCodeAt(0)};`).join(""),
+    chars.map((c) => `&#x${hex(c)};`).join(""),
     // One character at a time, each in another form.
     chars.map((c, i) => { const forms = encodings(c); return forms[i % forms.length]; }).join(""),
   ];
@@ -334,6 +342,31 @@ Object.assign(cases, {
     await sleep(50);
     const uncaught = stopWatching();
     check(uncaught.length === 0, `uncaught: ${uncaught.map(String).join(" | ")}`);
+  },
+
+  async "a service message that prints as nothing (Unicode's default-ignorable code points) is no message; one beside them is"(sdk) {
+    // The runtime's own Unicode data, independent of the module's table.
+    const ignorable = /\p{Default_Ignorable_Code_Point}/u;
+    const points = [];
+    for (let c = 0; c < 0x20000; c++) if (ignorable.test(String.fromCodePoint(c))) points.push(c);
+    points.push(0xe0000, 0xe0041, 0xe0fff); // tags: the first, one, the last
+    check(points.length > 70, `${points.length} default-ignorable code points`);
+    let body;
+    const fetch = async () => new Response(body, { status: 500 });
+    const client = new sdk.Client({ baseUrl: "https://cms.invalid", repository: "demo", apiKey: "unseen-key", fetch, retries: 0 });
+    for (const c of points) {
+      body = JSON.stringify({ message: `${String.fromCodePoint(c, c)} `, error: "fallback" });
+      const { error } = await settleWithin(client.documents(), 5000);
+      equal(error?.message, "HTTP 500: fallback", `U+${c.toString(16)}`);
+    }
+    // Their neighbours that print (not white space, controls or surrogates) are messages.
+    for (const c of points.flatMap((point) => [point - 1, point + 1])) {
+      const text = String.fromCodePoint(c);
+      if (ignorable.test(text) || /[\s\p{Cc}\p{Cs}]/u.test(text)) continue;
+      body = JSON.stringify({ message: text });
+      const { error } = await settleWithin(client.documents(), 5000);
+      equal(error?.message, `HTTP 500: ${text}`, `U+${c.toString(16)}`);
+    }
   },
 
   async "a call on an object from inside its own call is invalid_argument, and free() then refuses"(sdk) {
