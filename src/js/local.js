@@ -87,16 +87,25 @@ function withToJSON(value, key) {
 /** What `JSON.stringify` reads of a property's value: `toJSON`'s, a boxed primitive's. */
 function jsonValue(value, key) {
   value = withToJSON(value, key);
-  if (typeof value !== "object" || value === null) return value;
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
   // (By the internal slot, whatever the prototype: a throw for each box a
-  // value is not. This path is for values too deep for JSON.stringify only.)
-  for (const [Box, unbox] of BOXES) {
-    try {
-      unbox.call(value); // throws unless `value` is such a box
-    } catch {
-      continue;
+  // value is not, made without a stack trace where the runtime captures one
+  // (V8's Error.stackTraceLimit: a third of the time), no code of the caller
+  // running meanwhile. An array, or a Proxy of one, is no box.)
+  const limit = Error.stackTraceLimit;
+  const quick = typeof limit === "number";
+  if (quick) Error.stackTraceLimit = 0;
+  try {
+    for (const [Box, unbox] of BOXES) {
+      try {
+        unbox.call(value); // throws unless `value` is such a box
+      } catch {
+        continue;
+      }
+      return Box === Boolean || Box === BigInt ? unbox.call(value) : Box(value);
     }
-    return Box === Boolean || Box === BigInt ? unbox.call(value) : Box(value);
+  } finally {
+    if (quick) Error.stackTraceLimit = limit;
   }
   return value;
 }
@@ -128,7 +137,11 @@ const isRaw = JSON.isRawJSON;
  * `exactJson` without recursion, for values nested deeper than
  * `JSON.stringify` goes: the same text, step by step as the standard
  * writes it (`toJSON`, boxed primitives, skipped and `null` values, a cycle
- * or a `BigInt` a `TypeError`), Infinity as 1e400.
+ * or a `BigInt` a `TypeError`), Infinity as 1e400. Or the text as far as
+ * the first container nested in MAX_DEPTH others that has a member: the
+ * module refuses the text there, at that bracket or before (what is past it
+ * is neither read nor written: a value a million levels deep is refused
+ * after a tenth of it).
  */
 function deepJson(root) {
   // The text in chunks (one array of every piece would outgrow what an
@@ -182,6 +195,7 @@ function deepJson(root) {
       frames.pop();
       continue;
     }
+    if (frame.array && frame.at === 0 && frames.length > MAX_DEPTH) break;
     const key = frame.array ? String(frame.at) : frame.keys[frame.at];
     frame.at += 1;
     const v = jsonValue(frame.v[key], key);
@@ -190,6 +204,7 @@ function deepJson(root) {
       if (writes(v)) write(v);
       else out.push("null");
     } else if (writes(v)) {
+      if (!frame.wrote && frames.length > MAX_DEPTH) break;
       // (A member whose value is not written is left out, comma and all.)
       out.push(frame.wrote ? "," : "", JSON.stringify(key), ":");
       frame.wrote = true;
@@ -199,6 +214,12 @@ function deepJson(root) {
   chunks.push(pieces.join(""));
   return chunks.join("");
 }
+
+/**
+ * The module's nesting limit (MAX_DEPTH in src/json/mod.rs): a container
+ * with a member inside this many others is refused.
+ */
+const MAX_DEPTH = 100_000;
 
 /** The longest string V8 makes (2**29 - 24 characters); longer is a RangeError. */
 const MAX_TEXT = 2 ** 29 - 24;

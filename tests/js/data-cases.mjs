@@ -348,6 +348,73 @@ export const dataCases = {
     store.free();
   },
 
+  async "JavaScript values deeper than the module reads are refused where their text is, and read no further"(sdk) {
+    // The same value as text (written here by hand, as JSON.stringify
+    // writes it) and as a JavaScript value: putJson and put agree, around
+    // the nesting limit, whatever the containers, empty ones and members
+    // left out.
+    let seed = 7;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const outcome = (call) => {
+      try {
+        return `stored ${call()}`;
+      } catch (e) {
+        return `${e.code === "decode" || e.code === "invalid_argument" ? "refused" : e.code}: ${String(e.message).split(" (body starts")[0]}`;
+      }
+    };
+    const limit = 100_000;
+    for (const depth of [limit - 2, limit - 1, limit, limit + 1 + Math.floor(random() * 3)]) {
+      const bottoms = [
+        [[], "[]"], [{}, "{}"], [{ gone: undefined }, "{}"], [[undefined], "[null]"], [{ x: 1 }, '{"x":1}'], [[1], "[1]"], ["s", '"s"'],
+      ];
+      const [bottom, bottomText] = bottoms[Math.floor(random() * bottoms.length)];
+      let value = bottom;
+      const opens = [], closes = [];
+      for (let i = 0; i < depth; i++) {
+        const kind = random();
+        if (kind < 0.4) {
+          value = [value];
+          opens.push("[");
+          closes.push("]");
+        } else if (kind < 0.7) {
+          value = { a: value };
+          opens.push('{"a":');
+          closes.push("}");
+        } else {
+          // A member left out before the one written, and a box unboxed.
+          value = { f: () => 1, a: value, n: new Number(2) };
+          opens.push('{"a":');
+          closes.push(',"n":2}');
+        }
+      }
+      const text = `{"fields":{"deep":${opens.reverse().join("")}${bottomText}${closes.join("")}},"meta":{"id":"d"}}`;
+      const doc = { fields: { deep: value }, meta: { id: "d" } };
+      const [fromText, fromValue] = [outcome(() => new sdk.DocumentStore().putJson(text)), outcome(() => new sdk.DocumentStore().put(doc))];
+      check(fromText === fromValue, `${depth} levels, bottom ${bottomText}: putJson ${fromText}, put ${fromValue}`);
+    }
+    // A million levels (getters that count their reads, each level made as
+    // it is read): refused as its text is, after reading about as many
+    // levels as the limit (and those JSON.stringify read before its
+    // recursion gave out).
+    const levels = 1_000_000;
+    let reads = 0;
+    const level = (n) =>
+      n === levels
+        ? { x: 1 }
+        : {
+            get a() {
+              reads++;
+              return level(n + 1);
+            },
+          };
+    const said = outcome(() => new sdk.DocumentStore().put({ fields: { deep: level(0) }, meta: { id: "m" } }));
+    const text = `{"fields":{"deep":${'{"a":'.repeat(levels)}{"x":1}${"}".repeat(levels)}},"meta":{"id":"m"}}`;
+    const asText = outcome(() => new sdk.DocumentStore().putJson(text));
+    const most = Number(/at most (\d+) levels/.exec(said)?.[1]);
+    check(said.startsWith("refused") && said === asText, `put ${said}, putJson ${asText}`);
+    check(reads <= most * 1.1, `a million levels refused after ${reads} reads (the limit: ${most})`);
+  },
+
   async "__proto__ keys are own properties and prototypes are plain, on every path"(sdk) {
     const text = `{"data":[{"fields":{"__proto__":{"polluted":1},"title":"x"},${meta(1, ',"__proto__":{"m":1}')}}],"meta":{"total":1}}`;
     const plain = (doc, where) => {
