@@ -1652,13 +1652,24 @@ fn a_flow_keeps_a_calls_outcome_between_steps() {
         &sharer.response.as_ref().unwrap().body,
         &owner.response.as_ref().unwrap().body
     ));
+    assert_eq!(sharer.adopt(&owner), None, "not cut short");
     let mut owner = started(false);
     let _ = owner.stopped(true);
-    sharer.adopt(&owner);
+    assert_eq!(sharer.adopt(&owner), None);
     assert_eq!(
         (sharer.body.as_deref(), sharer.failed.clone()),
         (None, Some(Error::Aborted))
     );
+    // A 503 whose Retry-After ends past the owner's deadline (10 s): the
+    // owner fails with it, and the sharer learns when the retry was due.
+    let mut owner = started(true);
+    let busy = owner.ended(503.0, Some("9"), Some(String::new()), KEY, 2_000.0, 0.5);
+    assert!(matches!(busy, Err(Error::Http { status: 503, .. })));
+    assert_eq!(sharer.adopt(&owner), Some(11_000.0));
+    assert!(matches!(
+        sharer.failed,
+        Some(Error::Http { status: 503, .. })
+    ));
 
     // The race of network-first's networkTimeoutMs, with a cached answer:
     // the network's answer when it settled first, the cache's when not, the

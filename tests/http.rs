@@ -414,6 +414,17 @@ mod call {
             }
             if last.retryable(retry_network) && made <= retries as usize {
                 prop_assert!(timeout_ms > 0, "a retryable failure ended early without a deadline");
+                // When the retry the deadline cut short was due.
+                let outcome = match last.status {
+                    0 => Outcome::Network,
+                    status => Outcome::Status { status, retry_after: last.retry_after.as_deref() },
+                };
+                let delay = policy.delay(made as u32 - 1, &outcome, now, jitter);
+                let due = delay.map(|ms| now + ms as f64);
+                prop_assert!(due.is_some_and(|due| due >= start + timeout_ms as f64));
+                prop_assert_eq!(call.cut_short(), due);
+            } else {
+                prop_assert_eq!(call.cut_short(), None);
             }
         }
     }

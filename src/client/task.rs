@@ -155,10 +155,13 @@ impl Flow {
 
     /// Takes the outcome of `owner`'s GET, which this call shared (its
     /// body is shared, not copied: a thousand callers of one list hold it
-    /// once).
-    pub fn adopt(&mut self, owner: &Flow) {
+    /// once); when its deadline cut a retry short, when that retry was due
+    /// ([`Call::cut_short`]: this call makes it if its own deadline is
+    /// later).
+    pub fn adopt(&mut self, owner: &Flow) -> Option<f64> {
         self.body.clone_from(&owner.body);
         self.failed.clone_from(&owner.failed);
+        owner.call.as_ref().and_then(Call::cut_short)
     }
 
     /// Checks the body that came in at `now` as the request's answer,

@@ -55,6 +55,8 @@ pub struct Call {
     retry_network: bool,
     /// Retries made so far.
     retry: u32,
+    /// When the retry the deadline cut short was due (Unix ms).
+    cut_short: Option<f64>,
 }
 
 impl Call {
@@ -69,6 +71,7 @@ impl Call {
             deadline: (timeout_ms > 0).then_some(now + timeout_ms as f64),
             retry_network,
             retry: 0,
+            cut_short: None,
         }
     }
 
@@ -108,11 +111,10 @@ impl Call {
             return Next::Done(Err(error));
         };
         // Waiting past the deadline would only end in a timeout: report the
-        // failure we have instead.
-        if self
-            .deadline
-            .is_some_and(|deadline| now + delay as f64 >= deadline)
-        {
+        // failure we have instead (and when the retry was due).
+        let due = now + delay as f64;
+        if self.deadline.is_some_and(|deadline| due >= deadline) {
+            self.cut_short = Some(due);
             return Next::Done(Err(error));
         }
         self.retry = self.retry.saturating_add(1);
@@ -134,6 +136,13 @@ impl Call {
     /// How many retries were made.
     pub fn retries(&self) -> u32 {
         self.retry
+    }
+
+    /// When the retry was due (Unix ms) that the policy allowed but the
+    /// deadline did not, if that is how the call ended: a call that shared
+    /// this one's GET with a later deadline would have made it.
+    pub fn cut_short(&self) -> Option<f64> {
+        self.cut_short
     }
 }
 

@@ -260,7 +260,8 @@ function get(io, task, retry, signal, started, records = false) {
     const run = attempts(io, task, retry, undefined, started).finally(() => {
       // The entry goes with its call, so later calls send again.
       if (io.inflight.get(key) === entry) io.inflight.delete(key);
-      for (const sharer of sharers) sharer.adopt(task);
+      // (`due`: when the retry was due that the first caller's deadline cut short, if it did.)
+      for (const sharer of sharers) entry.due = sharer.adopt(task);
     });
     // `records`: the first caller records the answer in the cache, for every sharer, which
     // resolves only once that is done (`recorded`, when the first caller's call ends).
@@ -286,7 +287,9 @@ const owners = new WeakMap();
  * A call that shares `entry` (another call's GET), within its own time budget (from `started`):
  * the run's answer or error; its own timeout if its budget ends first. When the run ran out of the
  * first caller's budget (a timeout), the call goes on alone if a tenth of its own is left, else it
- * waits its budget out (a request with almost no time left would only be cut off at once).
+ * waits its budget out (a request with almost no time left would only be cut off at once). When
+ * the first caller's deadline left no room for a retry that this call's does, it waits until that
+ * retry is due and goes on alone.
  */
 async function joined(io, task, retry, entry, started, records) {
   const deadline = io.ms > 0 ? started + io.ms : undefined;
@@ -298,7 +301,12 @@ async function joined(io, task, retry, entry, started, records) {
   try {
     body = await within(entry.run, deadline === undefined ? undefined : deadline - Date.now());
   } catch (error) {
-    if (deadline === undefined || field(error, "code") !== "timeout") throw own(error);
+    if (deadline === undefined) throw own(error);
+    if (field(error, "code") !== "timeout") {
+      if (!(entry.due < deadline)) throw own(error);
+      await new Promise((resolve) => setTimeout(resolve, delay(entry.due - Date.now())));
+      return get(io, task, retry, undefined, started, records);
+    }
     const left = deadline - Date.now();
     if (left >= io.ms / 10) return get(io, task, retry, undefined, started, records);
     await new Promise((resolve) => setTimeout(resolve, delay(left)));

@@ -173,9 +173,9 @@ impl Task {
         self.flow.fail(Error::Network { message }).into()
     }
 
-    /// Takes the outcome of `owner`'s GET, which this task shared.
-    pub fn adopt(&mut self, owner: &Task) {
-        self.flow.adopt(&owner.flow);
+    /// Takes the outcome of `owner`'s GET, which this task shared ([`Flow::adopt`]).
+    pub fn adopt(&mut self, owner: &Task) -> Option<f64> {
+        self.flow.adopt(&owner.flow)
     }
 
     /// Checks the body that came in (`text`, JavaScript's string of it) as

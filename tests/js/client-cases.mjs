@@ -328,6 +328,32 @@ export const cases = {
     check(Date.now() - joined < 8000, "bounded");
   },
 
+  async "a call that shares a GET makes the retry that the first caller's deadline cut short"(sdk, env) {
+    // A 503 whose Retry-After (1 s) would end past the first caller's budget (2 s), not past the
+    // second's: the first rejects with it, the second waits as the retry would have and sends.
+    const c = client(sdk, env, { timeoutMs: 2000 });
+    await env.control.reset();
+    await env.control.script({ responses: [{ status: 503, retryAfter: "1", delayMs: 1200 }, { delayMs: 0 }] });
+    const began = Date.now();
+    const first = rejects(c.collection("authors", "limit=2"), "http", "the first caller");
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    const second = await c.collection("authors", "limit=2");
+    const error = await first;
+    const took = Date.now() - began;
+    equal([error.status, second.data.length], [503, 2], "the first caller's error, the second's answer");
+    equal((await apiRequests(env)).length, 2, "sent again for the second caller");
+    check(took >= 2100 && took < 2700, `the second sent when the retry was due: answered after ${took} ms`);
+    // A call whose own budget ends before that retry was due rejects with the same error, sending nothing.
+    await env.control.reset();
+    await env.control.script({ responses: [{ status: 503, retryAfter: "1", delayMs: 1200 }, { delayMs: 0 }] });
+    const again = rejects(c.collection("authors", "limit=3"), "http", "the first caller");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const late = await rejects(c.collection("authors", "limit=3"), "http", "a call that joined at once");
+    await again;
+    equal(late.status, 503, "the shared error");
+    equal((await apiRequests(env)).length, 1, "no retry past its own deadline");
+  },
+
   async "bodies that are not the JSON expected are decode errors with an excerpt"(sdk, env) {
     const c = client(sdk, env);
     await env.control.script({ responses: [{ kind: "truncated" }] });
