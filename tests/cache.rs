@@ -23,7 +23,9 @@ mod value_api;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
-use content_repo::cache::{endpoint_key, Cache, Change, Kind, Swept, FORGET_DELETIONS_MS};
+use content_repo::cache::{
+    endpoint_key, variant_key, Cache, Change, Kind, Swept, FORGET_DELETIONS_MS,
+};
 use content_repo::{Direction, Endpoint, Query};
 use proptest::prelude::*;
 use serde_json::{json, Value};
@@ -945,6 +947,46 @@ fn list_records_written_out_of_order_leave_the_later_arrival() {
         [3, 3],
         "in memory, after a reload"
     );
+}
+
+#[test]
+fn an_evicted_variant_leaves_no_store_behind() {
+    // Each variant's documents are in a store of their own: once eviction
+    // took the last of them, the store goes too (its slots and columns with
+    // it), and a variant fetched again starts a new one.
+    let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
+    let mut german = Query::new();
+    german.locale("de").unwrap();
+    let de = list(three(), 3);
+    cache.set_max_bytes(Some(de.to_string().len() + 10));
+    record_three(&mut cache, &mut storage);
+    assert!(cache.store_mut("").is_some());
+    let url = format!("{URL}?locale=de");
+    record(
+        &mut cache,
+        &mut storage,
+        &url,
+        &posts(),
+        &german,
+        Kind::List,
+        &de,
+    );
+    let german_key = variant_key(&german);
+    assert_eq!(cache.size(), 3, "the default variant's list was evicted");
+    assert!(cache.store_mut("").is_none(), "its store with it");
+    assert!(cache.store_mut(&german_key).is_some());
+    record_three(&mut cache, &mut storage);
+    assert!(cache.store_mut(&german_key).is_none());
+    let mut sorted = Query::new();
+    sorted.sort("fields.title", Direction::Desc).unwrap();
+    let answer = body(&cache.answer_list("x", &posts(), &sorted).unwrap());
+    let titles: Vec<&str> = answer["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["fields"]["title"].as_str().unwrap())
+        .collect();
+    assert_eq!(titles, ["c", "b", "a"], "a new store answers");
 }
 
 #[test]

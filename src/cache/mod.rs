@@ -848,6 +848,9 @@ impl Cache {
         for key in change.drop_lists {
             self.drop_list(&key);
         }
+        // A variant whose last document left: its store goes (with the
+        // room its slots and columns took), and is made anew when needed.
+        self.variants.retain(|_, store| !store.is_empty());
         self.orphans.retain(|key| !change.deletes.contains(key));
         for key in change.deletes {
             if let Some(segment) = self.segments.remove(&key) {
