@@ -990,6 +990,32 @@ fn an_evicted_variant_leaves_no_store_behind() {
 }
 
 #[test]
+fn a_complete_list_with_no_documents_answers_from_the_cache() {
+    // An empty list prefetched, and a list whose refresh deleted every
+    // document: their variant's store has no document, and they answer.
+    let empty = |cache: &mut Cache| {
+        let answer = body(&cache.answer_list("x", &posts(), &Query::new()).unwrap());
+        (
+            answer["data"].as_array().unwrap().len(),
+            answer["meta"]["total"].clone(),
+        )
+    };
+    let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
+    record_whole(&mut cache, &mut storage, Vec::new());
+    assert_eq!(empty(&mut cache), (0, json!(0)));
+    assert_eq!(
+        empty(&mut storage.load("u")),
+        (0, json!(0)),
+        "after a reload"
+    );
+    let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
+    record_three(&mut cache, &mut storage);
+    let counts = refresh_posts(&mut cache, &mut storage, Change::default(), &[], 2000.0);
+    assert_eq!(counts.1, 3, "all three deleted");
+    assert_eq!(empty(&mut cache), (0, json!(0)));
+}
+
+#[test]
 fn max_bytes_evicts_least_recently_used_lists_whole() {
     let (mut cache, mut storage) = (Cache::new("t"), Storage::default());
     let a = list(three(), 3);

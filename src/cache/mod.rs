@@ -848,9 +848,13 @@ impl Cache {
         for key in change.drop_lists {
             self.drop_list(&key);
         }
-        // A variant whose last document left: its store goes (with the
-        // room its slots and columns took), and is made anew when needed.
-        self.variants.retain(|_, store| !store.is_empty());
+        // A variant whose last document left, with no complete list (an
+        // empty one answers from its store): its store goes (with the room
+        // its slots and columns took), and is made anew when needed.
+        let lists = &self.lists;
+        self.variants.retain(|variant, store| {
+            !store.is_empty() || lists.keys().any(|(listed, _)| listed == variant)
+        });
         self.orphans.retain(|key| !change.deletes.contains(key));
         for key in change.deletes {
             if let Some(segment) = self.segments.remove(&key) {

@@ -305,6 +305,8 @@ async function joined(io, task, retry, entry, started, records) {
     if (field(error, "code") !== "timeout") {
       if (!(entry.due < deadline)) throw own(error);
       await new Promise((resolve) => setTimeout(resolve, delay(entry.due - Date.now())));
+      // (A timer that fired late, past the call's own deadline, sends nothing.)
+      if (Date.now() >= deadline) throw timeout();
       return get(io, task, retry, undefined, started, records);
     }
     const left = deadline - Date.now();
@@ -312,7 +314,12 @@ async function joined(io, task, retry, entry, started, records) {
     await new Promise((resolve) => setTimeout(resolve, delay(left)));
     throw timeout();
   }
-  if (body === undefined) throw timeout();
+  if (body === undefined) {
+    // It stops sharing: the GET, when it ends, has no outcome to give this task (released by then:
+    // a call that went on alone can join a GET whose deadline is later than its own).
+    entry.sharers.splice(entry.sharers.indexOf(task), 1);
+    throw timeout();
+  }
   if (entry.records) covered.set(task, entry.recorded);
   return body;
 }

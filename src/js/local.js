@@ -88,28 +88,39 @@ function withToJSON(value, key) {
 function jsonValue(value, key) {
   value = withToJSON(value, key);
   if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
-  // (By the internal slot, whatever the prototype: a throw for each box a
-  // value is not, made without a stack trace where the runtime captures one
-  // (V8's Error.stackTraceLimit: a third of the time), no code of the caller
-  // running meanwhile. An array, or a Proxy of one, is no box.)
-  const limit = Error.stackTraceLimit;
-  const quick = typeof limit === "number";
+  const box = boxOf(value);
+  if (box === undefined) return value;
+  const [Box, unbox] = box;
+  return Box === Boolean || Box === BigInt ? unbox.call(value) : Box(value);
+}
+const BOXES = [Number, String, Boolean, BigInt].map((Box) => [Box, Box.prototype.valueOf]);
+
+/**
+ * Which of BOXES `value` (an object, not an array: an array, or a Proxy of
+ * one, is no box) is a box of (`[Box, Box.prototype.valueOf]`), by the
+ * internal slot whatever the prototype: a throw for each box it is not,
+ * made without a stack trace where the runtime captures one and lets it be
+ * turned off (V8's writable Error.stackTraceLimit: a third of the time).
+ * No code but the probes runs meanwhile (they read no property).
+ */
+function boxOf(value) {
+  const limit = Object.getOwnPropertyDescriptor(Error, "stackTraceLimit");
+  const quick = limit?.writable === true && typeof limit.value === "number";
   if (quick) Error.stackTraceLimit = 0;
   try {
-    for (const [Box, unbox] of BOXES) {
+    for (const box of BOXES) {
       try {
-        unbox.call(value); // throws unless `value` is such a box
+        box[1].call(value); // throws unless `value` is such a box
       } catch {
         continue;
       }
-      return Box === Boolean || Box === BigInt ? unbox.call(value) : Box(value);
+      return box;
     }
+    return undefined;
   } finally {
-    if (quick) Error.stackTraceLimit = limit;
+    if (quick) Error.stackTraceLimit = limit.value;
   }
-  return value;
 }
-const BOXES = [Number, String, Boolean, BigInt].map((Box) => [Box, Box.prototype.valueOf]);
 
 /**
  * A property's value as `JSON.stringify` writes it, to be written again in

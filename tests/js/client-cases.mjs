@@ -352,6 +352,20 @@ export const cases = {
     await again;
     equal(late.status, 503, "the shared error");
     equal((await apiRequests(env)).length, 1, "no retry past its own deadline");
+    // The second caller, going on when the retry is due, joins a third caller's GET (sent in the
+    // meantime), whose answer comes after the second's deadline: the second times out, the third
+    // gets its answer.
+    await env.control.reset();
+    await env.control.script({ responses: [{ status: 503, retryAfter: "1", delayMs: 1200 }, { delayMs: 1600 }] });
+    const start = Date.now();
+    const owner = rejects(c.collection("authors", "limit=4"), "http", "the first caller");
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    const waiting = rejects(c.collection("authors", "limit=4"), "timeout", "the second caller");
+    await new Promise((resolve) => setTimeout(resolve, 1600 - (Date.now() - start)));
+    const fresh = await c.collection("authors", "limit=4");
+    await Promise.all([owner, waiting]);
+    equal(fresh.data.length, 4, "the third caller's answer");
+    equal((await apiRequests(env)).length, 2, "the second caller sent nothing of its own");
   },
 
   async "bodies that are not the JSON expected are decode errors with an excerpt"(sdk, env) {

@@ -413,6 +413,32 @@ export const dataCases = {
     const most = Number(/at most (\d+) levels/.exec(said)?.[1]);
     check(said.startsWith("refused") && said === asText, `put ${said}, putJson ${asText}`);
     check(reads <= most * 1.1, `a million levels refused after ${reads} reads (the limit: ${most})`);
+    // The stack traces turned off for the probes of boxes deep down: never for the caller's code (a
+    // box's own valueOf), and not at all where Error.stackTraceLimit is read-only (frozen).
+    const chain = (bottom) => {
+      for (let i = 0; i < 20_000; i++) bottom = { a: bottom };
+      return bottom;
+    };
+    const limitBefore = Error.stackTraceLimit;
+    let seen;
+    const box = Object.assign(new Number(1), {
+      valueOf() {
+        seen = Error.stackTraceLimit;
+        return 2;
+      },
+    });
+    check(outcome(() => new sdk.DocumentStore().put({ fields: { deep: chain(box) }, meta: { id: "v" } })) === "stored 1", "a box deep down");
+    check(seen === limitBefore && Error.stackTraceLimit === limitBefore, `the caller's valueOf saw ${seen} (${limitBefore} before)`);
+    const descriptor = Object.getOwnPropertyDescriptor(Error, "stackTraceLimit");
+    if (descriptor?.configurable) {
+      Object.defineProperty(Error, "stackTraceLimit", { ...descriptor, writable: false });
+      try {
+        const stored = outcome(() => new sdk.DocumentStore().put({ fields: { deep: chain(new Number(3)) }, meta: { id: "f" } }));
+        check(stored === "stored 1", `with a read-only Error.stackTraceLimit: ${stored}`);
+      } finally {
+        Object.defineProperty(Error, "stackTraceLimit", descriptor);
+      }
+    }
   },
 
   async "__proto__ keys are own properties and prototypes are plain, on every path"(sdk) {
