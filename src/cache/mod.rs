@@ -565,11 +565,7 @@ impl Cache {
     }
 
     fn store(&mut self, variant: &str) -> &mut DocumentStore {
-        self.variants.entry(variant.to_owned()).or_insert_with(|| {
-            let mut store = DocumentStore::new();
-            store.keep_buffers();
-            store
-        })
+        variant_store(&mut self.variants, variant)
     }
 
     fn segment_key(&self) -> (String, u64) {
@@ -1708,10 +1704,8 @@ impl Cache {
             }));
         };
         let fetched_at = list.fetched_at;
-        let store = self
-            .variants
-            .get_mut(&key.0)
-            .ok_or_else(|| not_cached("the list's documents are not cached"))?;
+        // (A list with no documents has no store until it is asked.)
+        let store = variant_store(&mut self.variants, &key.0);
         check_coverage(store, list, query)?;
         let members = &list.members;
         // Every member of a complete list is stored: when the store holds as
@@ -1801,6 +1795,18 @@ impl Cache {
     pub fn store_mut(&mut self, variant: &str) -> Option<&mut DocumentStore> {
         self.variants.get_mut(variant)
     }
+}
+
+/// The store of `variant` in `variants`, made if there is none.
+fn variant_store<'a>(
+    variants: &'a mut Map<String, DocumentStore>,
+    variant: &str,
+) -> &'a mut DocumentStore {
+    variants.entry(variant.to_owned()).or_insert_with(|| {
+        let mut store = DocumentStore::new();
+        store.keep_buffers();
+        store
+    })
 }
 
 fn describe_variant(variant: &str) -> String {

@@ -9,11 +9,8 @@
 // may the response's `status`, `headers.get` and `text`. Every value it gives
 // is read inside `try`, checked by type, and awaited (a thenable that throws,
 // or a plain value, becomes a failure or a value): `send` never rejects.
-import { IndexedDbStorage, callStorage, loadStorage, onReconnect, report } from "./storage.js";
+import { IndexedDbStorage, MAX_TIMER_MS, callStorage, loadStorage, onReconnect, report } from "./storage.js";
 import { reasonOf } from "./read.js";
-
-/** The longest delay `setTimeout` honours (2^31 - 1 ms); longer ones fire at once. */
-const MAX_TIMER_MS = 2147483647;
 
 const delay = (ms) => Math.min(Math.max(ms, 0), MAX_TIMER_MS);
 

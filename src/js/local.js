@@ -7,9 +7,10 @@ const hasOwn = Object.prototype.hasOwnProperty;
 const isEnumerable = Object.prototype.propertyIsEnumerable;
 
 // Stand-ins for the numbers JSON.stringify writes as null: a string no
-// document holds (a random part of its own), replaced in the text.
-const tag = `\u{10FFFF}content-repo:${Math.random().toString(36).slice(2)}:`;
-const [POSITIVE, NEGATIVE] = [`"${tag}+"`, `"${tag}-"`];
+// document holds (a random part of its own), replaced in the text; made
+// at the first use, not as the module loads (Cloudflare Workers refuse
+// random values outside a handler).
+let tag;
 function standIn(key, value) {
   if (value === Infinity) return `${tag}+`;
   if (value === -Infinity) return `${tag}-`;
@@ -59,9 +60,10 @@ export function exactJson(value) {
   // (Each value written takes a character of the text at least, but for
   // keys whose value is not written: twice its length is ample.)
   if (typeof text !== "string" || !text.includes("null") || !holdsInfinity(value, 2 * text.length + 2)) return text;
+  tag ??= `\u{10FFFF}content-repo:${Math.random().toString(36).slice(2)}:`;
   const exact = JSON.stringify(value, standIn);
   if (!exact.includes(tag)) return text;
-  return exact.replaceAll(POSITIVE, "1e400").replaceAll(NEGATIVE, "-1e400");
+  return exact.replaceAll(`"${tag}+"`, "1e400").replaceAll(`"${tag}-"`, "-1e400");
 }
 /** Whether `error` is a stack overflow's (no other error is retried). */
 function overflowed(error) {

@@ -227,12 +227,15 @@ export function onReconnect(callback) {
 }
 
 /** `[true, value]` when `value` (a promise or not) settles within `ms` (0: no bound), `[false]` after; rejects as it rejects. */
+/** The longest delay `setTimeout` honours (2^31 - 1 ms); longer ones fire at once. */
+export const MAX_TIMER_MS = 2147483647;
+
 export function settleWithin(value, ms) {
   const settled = Promise.resolve(value).then((result) => [true, result]);
   if (!(ms > 0)) return settled;
   let timer;
   const late = new Promise((resolve) => {
-    timer = setTimeout(() => resolve([false]), ms);
+    timer = setTimeout(() => resolve([false]), Math.min(ms, MAX_TIMER_MS));
   });
   return Promise.race([settled, late]).finally(() => clearTimeout(timer));
 }
@@ -294,6 +297,8 @@ const typedArrayBytes = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Ui
  */
 const isBytes = (value) => typedArrayName.call(value) === "Uint8Array" && typedArrayBytes.call(value) > 0;
 
+const hasOwn = Object.prototype.hasOwnProperty;
+
 /**
  * Bytes the module can read without running a getter of theirs (it reads
  * them without catching): as they are when they are a plain Uint8Array, a
@@ -301,7 +306,7 @@ const isBytes = (value) => typedArrayName.call(value) === "Uint8Array" && typedA
  * could answer `length` or `buffer` otherwise.
  */
 const plainBytes = (value) =>
-  Object.getPrototypeOf(value) === Uint8Array.prototype && !Object.hasOwn(value, "length") ? value : new Uint8Array(value);
+  Object.getPrototypeOf(value) === Uint8Array.prototype && !hasOwn.call(value, "length") ? value : new Uint8Array(value);
 
 /** A string property of `value`, or undefined (also when reading it throws). */
 function stringField(value, key) {
