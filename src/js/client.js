@@ -314,7 +314,8 @@ async function joined(io, task, retry, entry, started, records) {
   if (body === undefined) {
     // It stops sharing: the GET, when it ends, has no outcome to give this task (released by then:
     // a call that went on alone can join a GET whose deadline is later than its own).
-    entry.sharers.splice(entry.sharers.indexOf(task), 1);
+    const at = entry.sharers.indexOf(task);
+    if (at >= 0) entry.sharers.splice(at, 1);
     throw timeout();
   }
   if (entry.records) covered.set(task, entry.recorded);
