@@ -377,6 +377,16 @@ fn a_list_fetched_with_a_fields_selection_answers_the_default_order() {
     }
 }
 
+/// The titles of the cached posts of `query`'s variant, sorted by title.
+fn sorted_titles(cache: &mut Cache, query: &Query, direction: Direction) -> Vec<String> {
+    let mut sorted = query.clone();
+    sorted.sort("fields.title", direction).unwrap();
+    let answer = body(&cache.answer_list("x", &posts(), &sorted).unwrap());
+    let docs = answer["data"].as_array().unwrap().iter();
+    docs.map(|d| d["fields"]["title"].as_str().unwrap().to_owned())
+        .collect()
+}
+
 /// `docs` with only their `title` field, as `fields=title` returns them.
 fn titles(docs: &[Value]) -> Vec<Value> {
     let title = |doc: &Value| {
@@ -522,17 +532,8 @@ fn variants_are_kept_apart_and_never_evict_each_other() {
         &list(de, 3),
     );
     for (query, prefix) in [(Query::new(), ""), (german.clone(), "[de] ")] {
-        let mut sorted = query.clone();
-        sorted.sort("fields.title", Direction::Asc).unwrap();
-        let answer = body(&cache.answer_list("x", &posts(), &sorted).unwrap());
-        let titles: Vec<&str> = answer["data"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|d| d["fields"]["title"].as_str().unwrap())
-            .collect();
         assert_eq!(
-            titles,
+            sorted_titles(&mut cache, &query, Direction::Asc),
             [
                 format!("{prefix}a"),
                 format!("{prefix}b"),
@@ -977,16 +978,11 @@ fn an_evicted_variant_leaves_no_store_behind() {
     assert!(cache.store_mut(&german_key).is_some());
     record_three(&mut cache, &mut storage);
     assert!(cache.store_mut(&german_key).is_none());
-    let mut sorted = Query::new();
-    sorted.sort("fields.title", Direction::Desc).unwrap();
-    let answer = body(&cache.answer_list("x", &posts(), &sorted).unwrap());
-    let titles: Vec<&str> = answer["data"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d["fields"]["title"].as_str().unwrap())
-        .collect();
-    assert_eq!(titles, ["c", "b", "a"], "a new store answers");
+    assert_eq!(
+        sorted_titles(&mut cache, &Query::new(), Direction::Desc),
+        ["c", "b", "a"],
+        "a new store answers"
+    );
 }
 
 #[test]
