@@ -60,7 +60,11 @@ export function exactJson(value) {
   // (Each value written takes a character of the text at least, but for
   // keys whose value is not written: twice its length is ample.)
   if (typeof text !== "string" || !text.includes("null") || !holdsInfinity(value, 2 * text.length + 2)) return text;
-  tag ??= `\u{10FFFF}content-repo:${Math.random().toString(36).slice(2)}:`;
+  // (Drawn again while the text holds it: a string of the value could be
+  // taken for a stand-in; numbered, should the random part repeat.)
+  for (let n = 0; tag === undefined || text.includes(tag); n++) {
+    tag = `\u{10FFFF}content-repo:${Math.random().toString(36).slice(2)}:${n}:`;
+  }
   const exact = JSON.stringify(value, standIn);
   if (!exact.includes(tag)) return text;
   return exact.replaceAll(`"${tag}+"`, "1e400").replaceAll(`"${tag}-"`, "-1e400");

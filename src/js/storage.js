@@ -226,10 +226,10 @@ export function onReconnect(callback) {
   return () => target.removeEventListener("online", callback);
 }
 
-/** `[true, value]` when `value` (a promise or not) settles within `ms` (0: no bound), `[false]` after; rejects as it rejects. */
 /** The longest delay `setTimeout` honours (2^31 - 1 ms); longer ones fire at once. */
 export const MAX_TIMER_MS = 2147483647;
 
+/** `[true, value]` when `value` (a promise or not) settles within `ms` (0: no bound), `[false]` after; rejects as it rejects. */
 export function settleWithin(value, ms) {
   const settled = Promise.resolve(value).then((result) => [true, result]);
   if (!(ms > 0)) return settled;

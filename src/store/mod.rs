@@ -147,7 +147,7 @@ pub(crate) struct Batch {
     /// The envelope's other keys, when it has some.
     template: Option<Template>,
     /// The store's column layout the sort values were read for.
-    columns: u64,
+    columns: Layout,
 }
 
 impl Batch {
@@ -304,7 +304,7 @@ pub struct DocumentStore {
     live_bytes: usize,
     buffer_bytes: usize,
     /// Changes whenever `column_keys` does.
-    columns_version: u64,
+    columns_version: Layout,
     /// How many stored documents were fetched with each selection (by its
     /// canonical form; `None`: whole documents).
     selections: Map<Option<String>, (Option<Rc<Selection>>, usize)>,
@@ -327,6 +327,19 @@ impl Default for StoreId {
     fn default() -> Self {
         static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
         StoreId(NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+    }
+}
+
+/// A version of a store's column layout, never another layout's, of this
+/// store or another (the offline cache drops a variant's emptied store and
+/// makes a new one, while a refresh holds a [`Batch`] read for the old).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Layout(u64);
+
+impl Default for Layout {
+    fn default() -> Self {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        Layout(NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
     }
 }
 
@@ -1077,7 +1090,7 @@ impl DocumentStore {
                 }
             }
             self.column_keys.extend(missing);
-            self.columns_version += 1;
+            self.columns_version = Layout::default();
             self.columns.extend(columns);
         }
         Ok(())
@@ -1106,7 +1119,7 @@ impl DocumentStore {
             } else {
                 self.column_keys.remove(position);
                 self.columns.remove(position);
-                self.columns_version += 1;
+                self.columns_version = Layout::default();
             }
         }
     }
@@ -1353,6 +1366,42 @@ mod tests {
     use super::{DocumentStore, Page};
     use crate::Query;
     use serde_json::Value;
+    use std::rc::Rc;
+
+    /// A batch read for one store's columns and committed into another's
+    /// (the offline cache makes a variant's store anew while a refresh
+    /// holds a batch read for the old one) has its sort values read again,
+    /// however many times each store's columns changed.
+    #[test]
+    fn a_batch_read_for_another_store_is_read_again() {
+        let list = r#"{"data":[
+            {"fields":{"title":"b","score":1},"meta":{"id":"1"}},
+            {"fields":{"title":"c","score":2},"meta":{"id":"2"}},
+            {"fields":{"title":"d","score":3},"meta":{"id":"3"}}]}"#;
+        let by = |key: &str| -> Query {
+            format!("sorting%5Bfields.{key}%5D=ASC")
+                .parse()
+                .unwrap_or_default()
+        };
+        let ids = |store: &mut DocumentStore, query: &Query| -> Vec<String> {
+            let answer = store.query(query, None).unwrap_or_default();
+            let data = answer["data"].as_array().cloned().unwrap_or_default();
+            data.iter()
+                .map(|doc| doc["meta"]["id"].as_str().unwrap_or("?").to_owned())
+                .collect()
+        };
+        let mut first = DocumentStore::new();
+        assert_eq!(first.put_json(list.to_owned()), Ok(3));
+        assert_eq!(ids(&mut first, &by("title")), ["1", "2", "3"]);
+        // Its title, a number, first if it were read as its score.
+        let late = Rc::new(r#"{"fields":{"title":0,"score":10},"meta":{"id":"4"}}"#.to_owned());
+        let batch = first.prepare(&late, None, 0.0, false).unwrap();
+        let mut second = DocumentStore::new();
+        assert_eq!(second.put_json(list.to_owned()), Ok(3));
+        assert_eq!(ids(&mut second, &by("score")), ["1", "2", "3"]);
+        assert_eq!(second.commit_batch(batch), 1);
+        assert_eq!(ids(&mut second, &by("score")), ["1", "2", "3", "4"]);
+    }
 
     /// The `data` of a list text.
     fn data(text: &str) -> Vec<Value> {
