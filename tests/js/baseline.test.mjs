@@ -25,15 +25,12 @@ test("the package works without the built-ins newer than the engines the README 
       [Object, "hasOwn"], [Object, "groupBy"], [Map, "groupBy"], [Array, "fromAsync"], [Promise, "withResolvers"],
       [globalThis, "structuredClone"], [Response, "json"], [AbortSignal, "timeout"], [AbortSignal, "any"],
       ...["at", "findLast", "findLastIndex", "toSorted", "toReversed", "toSpliced", "with"].map((name) => [Array.prototype, name]),
-      // (Not String.prototype.toWellFormed: Node's own Response uses it.)
-      [String.prototype, "at"],
+      ...["at", "isWellFormed", "toWellFormed"].map((name) => [String.prototype, name]),
       ...["union", "intersection", "difference", "symmetricDifference", "isSubsetOf"].map((name) => [Set.prototype, name]),
       [JSON, "rawJSON"], [JSON, "isRawJSON"], [Object.getPrototypeOf(crypto), "randomUUID"],
       ...["at", "findLast", "findLastIndex", "toSorted", "toReversed", "with"].map((name) => [Object.getPrototypeOf(Uint8Array.prototype), name]),
     ];
-    const kept = removed.map(([owner, name]) => [owner, name, Object.getOwnPropertyDescriptor(owner, name)]);
-    const strip = () => { for (const [owner, name] of removed) delete owner[name]; };
-    strip();
+    for (const [owner, name] of removed) delete owner[name];
     const gone = removed.filter(([owner, name]) => name in owner).map(([, name]) => name);
     const sdk = await import(${JSON.stringify(pkg("node/index.js"))});
     await sdk.ready();
@@ -54,23 +51,9 @@ test("the package works without the built-ins newer than the engines the README 
       async clear() { entries.clear(); },
     };
     const body = JSON.stringify({ data: docs, meta: { count: 3, limit: 100, offset: 0, total: 3 } });
-    // (Node's own Response uses some of them: they are back while it is made and read, not while
-    // the SDK's code runs.)
-    const unstripped = (work) => {
-      for (const [owner, name, descriptor] of kept) if (descriptor) Object.defineProperty(owner, name, descriptor);
-      try {
-        return work();
-      } finally {
-        strip();
-      }
-    };
-    class Answer extends Response {
-      async text() {
-        const text = await unstripped(() => super.text());
-        return text;
-      }
-    }
-    const fetch = async () => unstripped(() => new Answer(body, { status: 200 }));
+    // (A plain object with what the SDK reads of a Response: Node's own Response needs some of the
+    // removed built-ins.)
+    const fetch = async () => ({ status: 200, headers: { get: () => null }, text: async () => body });
     const options = (policy) => ({ baseUrl: "http://127.0.0.1:9", repository: "r", apiKey: "k", fetch, cache: { storage, policy } });
     await new sdk.Client(options("network-first")).prefetch({ collection: "posts" });
     const offline = await new sdk.Client(options("cache-only")).collection("posts", "sorting[fields.title]=DESC");
