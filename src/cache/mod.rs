@@ -1520,16 +1520,23 @@ impl Cache {
         // the sweep holds stays in the cache: that response is newer than
         // what the sweep read (a reload keeps it, whichever copy the store
         // holds now).
-        let mut after: Set<Vec<u8>> = Set::default();
-        for segment in self.segments.values() {
-            if segment.variant == key.0
-                && segment.fetched_at > swept_at
-                && segment.kind != Kind::Other
-            {
-                after.extend(segment_documents(segment).into_iter().map(|(id, _)| id));
-            }
-        }
-        let newer = |id: &[u8]| after.contains(id);
+        // (Read once, and only when a document is in question.)
+        let after = std::cell::OnceCell::new();
+        let newer = |id: &[u8]| {
+            let after = after.get_or_init(|| {
+                let mut after: Set<Vec<u8>> = Set::default();
+                for segment in self.segments.values() {
+                    if segment.variant == key.0
+                        && segment.fetched_at > swept_at
+                        && segment.kind != Kind::Other
+                    {
+                        after.extend(segment_documents(segment).into_iter().map(|(id, _)| id));
+                    }
+                }
+                after
+            });
+            after.contains(id)
+        };
         let deleted: Vec<Rc<[u8]>> = list
             .members
             .iter()

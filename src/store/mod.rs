@@ -146,8 +146,10 @@ pub(crate) struct Batch {
     total: Option<u64>,
     /// The envelope's other keys, when it has some.
     template: Option<Template>,
-    /// The store's column layout the sort values were read for.
-    columns: Layout,
+    /// The store ([`DocumentStore::id`]) and its column layout the sort
+    /// values were read for: the offline cache makes a variant's store anew
+    /// while a refresh holds a batch read for the old one.
+    columns: (u32, u64),
 }
 
 impl Batch {
@@ -304,7 +306,7 @@ pub struct DocumentStore {
     live_bytes: usize,
     buffer_bytes: usize,
     /// Changes whenever `column_keys` does.
-    columns_version: Layout,
+    columns_version: u64,
     /// How many stored documents were fetched with each selection (by its
     /// canonical form; `None`: whole documents).
     selections: Map<Option<String>, (Option<Rc<Selection>>, usize)>,
@@ -327,19 +329,6 @@ impl Default for StoreId {
     fn default() -> Self {
         static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
         StoreId(NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
-    }
-}
-
-/// A version of a store's column layout, never another layout's, of this
-/// store or another (the offline cache drops a variant's emptied store and
-/// makes a new one, while a refresh holds a [`Batch`] read for the old).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Layout(u64);
-
-impl Default for Layout {
-    fn default() -> Self {
-        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        Layout(NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
     }
 }
 
@@ -463,7 +452,7 @@ impl DocumentStore {
             incoming,
             total,
             template,
-            columns: self.columns_version,
+            columns: (self.id(), self.columns_version),
         })
     }
 
@@ -481,8 +470,9 @@ impl DocumentStore {
     /// Stores a prepared batch under the write rule; returns how many
     /// documents were written.
     pub(crate) fn commit_batch(&mut self, mut batch: Batch) -> usize {
-        if batch.columns != self.columns_version {
-            // Indexes changed since it was read: read its sort values again.
+        if batch.columns != (self.id(), self.columns_version) {
+            // Read for another store, or indexes changed since: read its
+            // sort values again.
             let reader = KeyReader::new(&[], &self.column_keys);
             for document in &mut batch.incoming {
                 document.values = reader
@@ -1090,7 +1080,7 @@ impl DocumentStore {
                 }
             }
             self.column_keys.extend(missing);
-            self.columns_version = Layout::default();
+            self.columns_version += 1;
             self.columns.extend(columns);
         }
         Ok(())
@@ -1119,7 +1109,7 @@ impl DocumentStore {
             } else {
                 self.column_keys.remove(position);
                 self.columns.remove(position);
-                self.columns_version = Layout::default();
+                self.columns_version += 1;
             }
         }
     }
