@@ -32,7 +32,10 @@
 // reported ratio is the median of the rounds' SDK/comfortable ratios (the ratio of the
 // medians is printed too). A third app, /sdk-hints.html, is the SDK's app with the
 // preload hints the README suggests for pages without a bundler (the module graph and
-// the .wasm requested with the page): an extra row, not the figure.
+// the .wasm requested with the page): an extra row, not the figure. A last row, also not
+// the figure: a returning visitor of the SDK's app and of comfortable's (each opened once
+// before, untimed, so that the browser's cache holds the files the server lets it keep:
+// the package's and comfortable's script; the page and the list are fetched again).
 
 import http from "node:http";
 import fs from "node:fs";
@@ -73,7 +76,7 @@ function __report(impl, done, marks, data) {
   const nav = performance.getEntriesByType("navigation")[0];
   const resources = performance.getEntriesByType("resource").map((e) => ({
     name: new URL(e.name).pathname, type: e.initiatorType, start: e.startTime,
-    responseStart: e.responseStart, end: e.responseEnd, bytes: e.encodedBodySize,
+    responseStart: e.responseStart, end: e.responseEnd, bytes: e.encodedBodySize, transfer: e.transferSize,
   }));
   console.log("__firstList " + JSON.stringify({
     impl, done, marks, html: nav.responseEnd, domInteractive: nav.domInteractive, resources,
@@ -161,10 +164,16 @@ function encodingFor(req) {
   return /\bbr\b/.test(accept) ? "br" : /\bgzip\b/.test(accept) ? "gzip" : "raw";
 }
 
-function sendBody(req, res, status, type, bodies) {
+/**
+ * `cacheable`: the package's and comfortable's files, which a CDN would let a browser keep
+ * (`max-age`); what a returning visitor's browser reuses. Pages and API answers are never
+ * kept. The new visitor's runs disable the cache, so it changes nothing for them.
+ */
+function sendBody(req, res, status, type, bodies, cacheable = false) {
   const encoding = encodingFor(req);
   const body = bodies[encoding];
-  const headers = { "content-type": type, "content-length": body.length, "cache-control": "no-store", vary: "accept-encoding" };
+  const cache = cacheable ? "public, max-age=3600" : "no-store";
+  const headers = { "content-type": type, "content-length": body.length, "cache-control": cache, vary: "accept-encoding" };
   if (encoding !== "raw") headers["content-encoding"] = encoding;
   res.writeHead(status, headers);
   res.end(req.method === "HEAD" ? undefined : body);
@@ -237,7 +246,7 @@ async function startBenchServer(pkgDir) {
       res.writeHead(404, { "content-type": "text/plain" }).end("not found");
       return;
     }
-    sendBody(req, res, 200, file.type, file);
+    sendBody(req, res, 200, file.type, file, /^\/(pkg|vendor)\//.test(url.pathname));
   });
   await new Promise((resolve, reject) => {
     server.once("error", reject);
@@ -260,15 +269,48 @@ async function startBenchServer(pkgDir) {
 // Runs
 // ---------------------------------------------------------------------------------
 
-/** One cold visit of `app` in a fresh context: the page's report, parsed. */
-async function visit(browser, origin, app) {
+/** The next report of `app` that `page` logs, parsed (rejects on a page error or after 120 s). */
+function nextReport(page, app) {
+  return new Promise((resolve, reject) => {
+    const settle = (fn, value) => {
+      clearTimeout(timer);
+      page.off("console", onConsole);
+      page.off("pageerror", onError);
+      fn(value);
+    };
+    const onConsole = (msg) => {
+      const text = msg.text();
+      if (text.startsWith("__firstList ")) settle(resolve, JSON.parse(text.slice("__firstList ".length)));
+      else if (msg.type() === "error") settle(reject, new Error(`${app}: ${text}`));
+    };
+    const onError = (error) => settle(reject, new Error(`${app}: ${error.message}`));
+    const timer = setTimeout(() => settle(reject, new Error(`${app}: no list after 120 s`)), 120000);
+    page.on("console", onConsole);
+    page.on("pageerror", onError);
+  });
+}
+
+/**
+ * One visit of `app` in a fresh context: the page's report, parsed. A new visitor's
+ * (`returning` false) has the browser's cache disabled; a returning visitor's has the
+ * app opened once before (untimed, unthrottled), so that the browser holds what the
+ * server let it keep (the package's files, comfortable's script: `sendBody`), and is
+ * then timed from a blank page like the first.
+ */
+async function visit(browser, origin, app, { returning = false } = {}) {
   const context = await browser.newContext();
   try {
     const page = await context.newPage();
     await page.goto(`${origin}/blank.html`);
     const cdp = await context.newCDPSession(page);
     await cdp.send("Network.enable");
-    await cdp.send("Network.setCacheDisabled", { cacheDisabled: true });
+    await cdp.send("Network.setCacheDisabled", { cacheDisabled: !returning });
+    if (returning) {
+      const first = nextReport(page, app);
+      await page.goto(`${origin}/${app}.html`, { waitUntil: "commit" });
+      await first;
+      await page.goto(`${origin}/blank.html`);
+    }
     await cdp.send("Network.emulateNetworkConditions", {
       offline: false,
       latency: THROTTLING.latencyMs,
@@ -276,28 +318,17 @@ async function visit(browser, origin, app) {
       uploadThroughput: THROTTLING.uploadBitsPerSecond / 8,
     });
     await cdp.send("Emulation.setCPUThrottlingRate", { rate: THROTTLING.cpuRate });
-    const report = new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${app}: no list after 120 s`)), 120000);
-      page.on("console", (msg) => {
-        const text = msg.text();
-        if (text.startsWith("__firstList ")) {
-          clearTimeout(timer);
-          resolve(JSON.parse(text.slice("__firstList ".length)));
-        } else if (msg.type() === "error") {
-          clearTimeout(timer);
-          reject(new Error(`${app}: ${text}`));
-        }
-      });
-      page.on("pageerror", (error) => {
-        clearTimeout(timer);
-        reject(new Error(`${app}: ${error.message}`));
-      });
-    });
+    const report = nextReport(page, app);
     await page.goto(`${origin}/${app}.html`, { waitUntil: "commit" });
     return await report;
   } finally {
     await context.close().catch(() => {});
   }
+}
+
+/** The files of a visit that came from the browser's cache (Resource Timing: nothing transferred). */
+function cachedFiles(report) {
+  return report.resources.filter((r) => r.transfer === 0 && !r.name.startsWith("/v1/")).map((r) => r.name.split("/").pop());
 }
 
 const median = (values) => {
@@ -346,6 +377,8 @@ export function phases(report) {
 
 /** The apps of a round: the SDK as a page would load it, comfortable-javascript, the SDK with preload hints. */
 export const APPS = ["sdk", "comfortable", "sdk-hints"];
+/** The apps visited again as a returning visitor would (their files in the browser's cache). */
+export const RETURNING = ["sdk", "comfortable"];
 const LABELS = { sdk: "content-repo", "sdk-hints": "content-repo + hints", comfortable: "comfortable" };
 
 /**
@@ -369,6 +402,7 @@ export async function firstListFigures({ pkg = path.join(ROOT, "pkg"), quick = f
     log(`\n### first list: Chromium ${result.browserVersion}, CPU ${THROTTLING.cpuRate}x slower, ${THROTTLING.latencyMs} ms per request, ${THROTTLING.downloadBitsPerSecond / 1e6} Mbit/s down, ${THROTTLING.uploadBitsPerSecond / 1e3} kbit/s up, cache disabled`);
     log(`content-repo (pkg/web unbundled, import map; also with preload hints) vs comfortable-javascript ${comfortableVersion} (dist/comfortable.min.js): ${rounds} rounds after a warm-up round`);
     const runs = Object.fromEntries(APPS.map((app) => [app, []]));
+    const returning = Object.fromEntries(RETURNING.map((app) => [app, []]));
     // Every visit's list (the warm-up's and each round's) is compared with the first one's.
     let expected;
     let sameList = true;
@@ -381,10 +415,20 @@ export async function firstListFigures({ pkg = path.join(ROOT, "pkg"), quick = f
         if (report.list !== expected) sameList = false;
         round[app] = report;
       }
+      const again = {};
+      for (const app of i % 2 === 0 ? RETURNING : [...RETURNING].reverse()) {
+        const report = await visit(browser, server.origin, app, { returning: true });
+        if (report.list !== expected) sameList = false;
+        again[app] = report;
+      }
       if (i < 0) continue; // warm-up
       for (const app of APPS) runs[app].push({ done: round[app].done, phases: phases(round[app]), marks: round[app].marks, resources: round[app].resources });
+      for (const app of RETURNING) returning[app].push({ done: again[app].done, cached: cachedFiles(again[app]) });
       const c = round.comfortable.done;
-      log(`  round ${i + 1}: ${APPS.map((app) => `${app} ${round[app].done.toFixed(0)} ms`).join(", ")}; sdk / comfortable ${(round.sdk.done / c).toFixed(2)}, sdk-hints / comfortable ${(round["sdk-hints"].done / c).toFixed(2)}`);
+      log(
+        `  round ${i + 1}: ${APPS.map((app) => `${app} ${round[app].done.toFixed(0)} ms`).join(", ")}; sdk / comfortable ${(round.sdk.done / c).toFixed(2)}, sdk-hints / comfortable ${(round["sdk-hints"].done / c).toFixed(2)}; ` +
+          `returning: sdk ${again.sdk.done.toFixed(0)} ms, comfortable ${again.comfortable.done.toFixed(0)} ms, ${(again.sdk.done / again.comfortable.done).toFixed(2)}`,
+      );
     }
     result.sameList = sameList;
     result.listLength = JSON.parse(expected).length;
@@ -408,6 +452,12 @@ export async function firstListFigures({ pkg = path.join(ROOT, "pkg"), quick = f
         met: median(ratios) <= GOAL,
       };
     }
+    const again = returning.sdk.map((run, i) => run.done / returning.comfortable[i].done);
+    result.returning = {
+      runs: returning,
+      medians: Object.fromEntries(RETURNING.map((app) => [app, median(returning[app].map((r) => r.done))])),
+      ratio: { ratios: again, median: median(again), min: Math.min(...again), max: Math.max(...again) },
+    };
     // the figure of issue 11: the SDK as a page loads it, without hints
     result.ratio = result.ratios.sdk.median;
     result.met = result.ratios.sdk.met;
@@ -437,6 +487,15 @@ export function formatFirstList(r) {
     const x = r.ratios[app];
     lines.push(
       `${LABELS[app]} / comfortable: ${x.median.toFixed(2)}x (median of the rounds; spread ${x.min.toFixed(2)}-${x.max.toFixed(2)}x; ratio of the medians ${x.ofMedians.toFixed(2)}x); goal <= ${r.goal}x: ${x.met ? "met" : "MISSED"}`,
+    );
+  }
+  if (r.returning) {
+    const x = r.returning.ratio;
+    const cached = r.returning.runs.sdk[0].cached;
+    lines.push(
+      `returning visitor (the package's files from the browser's cache: ${cached.join(", ") || "none"}; the page and the list fetched): ` +
+        `content-repo median ${ms(r.returning.medians.sdk)}, comfortable ${ms(r.returning.medians.comfortable)}, ` +
+        `${x.median.toFixed(2)}x (median of the rounds; spread ${x.min.toFixed(2)}-${x.max.toFixed(2)}x)`,
     );
   }
   lines.push(`same list in every app: ${r.sameList ? "yes" : "NO"}`);
