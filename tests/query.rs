@@ -527,6 +527,16 @@ mod setters {
             "invalid_argument: includes[1] must be a string, got 1"
         );
         assert_eq!(set(&mut q, Setter::Includes, Arg::Undefined).unwrap(), "");
+        // An empty array removes it, as it removes `includeTags`: set, then cleared.
+        set(&mut q, Setter::Includes, text("fields.author")).unwrap();
+        assert_eq!(
+            set(&mut q, Setter::Includes, Arg::Array(Vec::new())).unwrap(),
+            ""
+        );
+        assert_eq!(
+            set(&mut q, Setter::IncludeTags, Arg::Array(Vec::new())).unwrap(),
+            ""
+        );
         assert_eq!(
             set(&mut q, Setter::EmbedAssets, Arg::Undefined).unwrap(),
             "embedAssets=true"

@@ -313,7 +313,8 @@ export type QueryInput = Query | string | null | undefined;
  * A list query: sorting, field selection and the other parameters, validated
  * as they are set. Every setter replaces an earlier value and returns the
  * query itself, so calls chain (`q.limit(5) === q`); `null` or `undefined`
- * removes an optional parameter. Invalid input throws a
+ * removes an optional parameter (but for {@link Query.embedAssets}, whose
+ * argument, when omitted, is `true`). Invalid input throws a
  * {@link ContentRepoError} (`invalid_sort`, `invalid_selection` or
  * `invalid_argument`) and leaves the query unchanged.
  *
@@ -350,14 +351,18 @@ export class Query {
   locale(locale: string | null | undefined): this;
   /**
    * Sets `includes`: a number of levels (1 to 5), or one or several fields as
-   * `"<contentType|*>.fields.<field>"` (`"fields.<field>"` for every content type).
+   * `"<contentType|*>.fields.<field>"` (`"fields.<field>"` for every content type);
+   * `[]` removes it.
    */
   includes(levelsOrFields: number | string | readonly string[] | null | undefined): this;
+  /** Sets `embedAssets=true`. */
+  embedAssets(): this;
   /**
-   * Sets `embedAssets=true`; `false` removes it (the service's default).
-   * @param enabled - `true` when omitted
+   * Sets `embedAssets=true`, or `false` removes it (the service's default).
+   * A `boolean`, not `boolean | undefined`: `undefined` counts as omitted,
+   * and so sets it.
    */
-  embedAssets(enabled?: boolean): this;
+  embedAssets(enabled: boolean): this;
   /** Only documents with every one of these tags (non-empty strings); `[]` removes the parameter. */
   includeTags(tags: readonly string[] | null | undefined): this;
   /** Only documents with none of these tags (non-empty strings); `[]` removes the parameter. */

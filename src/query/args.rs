@@ -79,7 +79,11 @@ impl Query {
                     self.include_levels(levels).map(drop)
                 }
                 Arg::Text(one) | Arg::Unpaired(one) => self.include_fields(&[one]).map(drop),
-                _ => self.include_fields(&strings(value, "includes")?).map(drop),
+                // An empty array removes it, as `includeTags([])` does.
+                _ => match strings(value, "includes")? {
+                    fields if fields.is_empty() => self.clear("includes").map(drop),
+                    fields => self.include_fields(&fields).map(drop),
+                },
             },
             Setter::EmbedAssets => {
                 let enabled = match value {

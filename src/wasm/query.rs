@@ -96,7 +96,7 @@ impl JsQuery {
 
     /// Sets `includes`: a number of levels (1 to 5), or one or several fields
     /// as `"<contentType|*>.fields.<field>"` (or `"fields.<field>"` for every
-    /// content type); `null` or `undefined` removes it.
+    /// content type); an empty array, `null` or `undefined` removes it.
     #[wasm_bindgen(unchecked_return_type = "Query")]
     pub fn includes(
         &mut self,

@@ -229,6 +229,8 @@ export async function mistakes(client: Client, doc: Document<Post>): Promise<voi
   new Query().sort("fields.title", "up");
   // @ts-expect-error: not a sort direction either
   new Query().sort("fields.title", 0);
+  // @ts-expect-error: embedAssets takes a boolean: `undefined` counts as omitted, which sets it
+  new Query().embedAssets(undefined as boolean | undefined);
   // @ts-expect-error: a sort key needs its scope (fields.title)
   new Query().sort("title", "ASC");
   // @ts-expect-error: a filter joins with "and" or "or"
