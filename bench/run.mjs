@@ -375,8 +375,8 @@ async function runBrowser(o) {
 /**
  * The size of what the "." entry downloads in a browser (issue 11: module +
  * JavaScript, gzipped, against the 100 KiB budget), per file, and the
- * module's bytes by Rust module when twiggy is installed (for pkg/ only:
- * the profile reads the last cargo build). Written to bench-size.json. A
+ * module by group, raw and what each adds gzipped (for pkg/ only: the
+ * profile reads the last cargo build). Written to bench-size.json. A
  * failure here is reported and the benchmark goes on.
  */
 async function reportSize(o) {

@@ -4,9 +4,10 @@
 // tests/js/size.test.mjs (the budget) and bench/run.mjs (the size report);
 // `node scripts/size.mjs [pkg]` prints the report.
 //
-// An optional profile of the module by Rust module (`profile`) needs twiggy
-// (cargo install twiggy), wasm-bindgen and wasm-opt; without them it says
-// so and the rest works.
+// A profile of the module by group (`profile`: each Rust module's functions,
+// each JavaScript class's exports, the data), in bytes and in what each adds
+// to the gzipped module, needs the cargo build, wasm-bindgen and wasm-opt
+// (which the build has); without them it says so and the rest works.
 import { readFileSync, readdirSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { join, dirname, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -99,29 +100,162 @@ function which(name) {
 }
 
 /**
- * The group of an item of a twiggy profile: a Rust path's crate and first
- * module (`content_repo::store`, `core::fmt`, `hashbrown::raw`); the
- * exported functions (wasm-bindgen's shims, with what they inlined); data.
+ * The group of a function of the module, by its name: a Rust path's crate and
+ * first module (`content_repo::store`, `core::fmt`, `hashbrown::raw`); an
+ * export (wasm-bindgen's shims, with what they inlined) by the JavaScript
+ * class or function it serves.
  */
 export function groupOf(name) {
-  if (/^data segment|^"data names"/.test(name)) return "data (strings, tables)";
-  if (/ shim$/.test(name) || /^[A-Za-z]+(_[A-Za-z]+)?$/.test(name)) return "exported functions (with what they inlined)";
-  if (/^(import|export|type\[|elem\[|table\[|global\[|memory\[|custom section)/.test(name)) return "imports, exports, types";
-  if (/(^|\s)js_sys::futures|future_to_promise/.test(name)) return "js_sys::futures (async exports)";
-  if (/^core::ptr::drop_in_place|^core\[[0-9a-f]+\]::ptr::drop_in_place/.test(name)) return "core::ptr (drop glue)";
-  const path = name.replace(/^[<&(]+|^(?:mut|dyn) /g, "").replace(/\[[0-9a-f]+\]/g, "");
-  const match = /^([A-Za-z_][\w]*(?:::[A-Za-z_][\w]*)?)/.exec(path);
-  return match ? match[1] : "other";
+  const exported = /^([A-Za-z_]+?)(?: .* shim|$)/.exec(name);
+  if (exported && !name.includes("::")) {
+    const [, prefix] = /^(_task|clientcache|client|documentstore|query|pages|__wbg)_/.exec(exported[1]) ?? [, exported[1]];
+    const owner = EXPORT_OWNERS[prefix];
+    if (owner) return `exports: ${owner} (with what they inlined)`;
+  }
+  if (/^core(\[[0-9a-f]+\])?::ptr::drop_in_place/.test(name)) return "core::ptr::drop_in_place (drop glue)";
+  // The first crate named (an impl's type before its trait): the SDK's by
+  // module, any other crate whole.
+  const path = name.replace(/\[[0-9a-f]+\]/g, "");
+  const match = /\b(content_repo::\w+|[a-z_][a-z0-9_]*)::/.exec(path);
+  return match ? match[1] : "other (runtime, intrinsics)";
+}
+
+/** Who an export's prefix belongs to (wasm-bindgen names methods `<class>_<method>`). */
+const EXPORT_OWNERS = {
+  _task: "a client call's steps (_Task)",
+  client: "Client",
+  clientcache: "ClientCache",
+  documentstore: "DocumentStore",
+  query: "Query",
+  pages: "Pages",
+  __wbg: "the classes' free()",
+  applyQuery: "the local functions",
+  selectFields: "the local functions",
+  sortDocuments: "the local functions",
+  wasmMemoryBytes: "the local functions",
+};
+
+/**
+ * The sections of a WebAssembly module and its function bodies, with the
+ * names of its `name` section: `{ sections: [{ id, start, end }], bodies:
+ * [{ index, start, end, name }] }` (byte offsets into `bytes`; a body's
+ * range includes its locals, not its size prefix).
+ */
+export function wasmFunctions(bytes) {
+  if (bytes.length < 8 || bytes.readUInt32LE(0) !== 0x6d736100) throw new Error("not a WebAssembly module");
+  let at = 8;
+  const leb = () => {
+    let value = 0;
+    for (let shift = 0; ; shift += 7) {
+      const byte = bytes[at++];
+      if (byte === undefined) throw new Error("truncated module");
+      value += (byte & 127) * 2 ** shift;
+      if (!(byte & 128)) return value;
+    }
+  };
+  const text = () => {
+    const length = leb();
+    at += length;
+    return bytes.toString("utf8", at - length, at);
+  };
+  const limits = () => (bytes[at++] & 1 ? (leb(), leb()) : leb());
+  const sections = [];
+  while (at < bytes.length) {
+    const id = bytes[at++];
+    const size = leb();
+    sections.push({ id, start: at, end: at + size });
+    at += size;
+  }
+  let imported = 0;
+  const names = new Map();
+  const bodies = [];
+  for (const section of sections) {
+    at = section.start;
+    if (section.id === 2) {
+      for (let n = leb(); n > 0; n--) {
+        text();
+        text();
+        const kind = bytes[at++];
+        if (kind === 0) (leb(), imported++); // a function: its type
+        else if (kind === 1) (at++, limits()); // a table: its element type, limits
+        else if (kind === 2) limits(); // a memory
+        else if (kind === 3) at += 2; // a global: type, mutability
+        else if (kind === 4) (at++, leb()); // a tag
+        else throw new Error(`unknown import kind ${kind}`);
+      }
+    } else if (section.id === 10) {
+      for (let n = leb(), index = imported; n > 0; n--, index++) {
+        const size = leb();
+        bodies.push({ index, start: at, end: at + size, name: undefined });
+        at += size;
+      }
+    } else if (section.id === 0 && text() === "name") {
+      while (at < section.end) {
+        const sub = bytes[at++];
+        const end = leb() + at;
+        if (sub === 1) for (let n = leb(); n > 0; n--) names.set(leb(), text());
+        at = end;
+      }
+    }
+  }
+  for (const body of bodies) body.name = names.get(body.index);
+  return { sections, bodies };
+}
+
+/** The section ids of what is not code: their group in the profile. */
+const SECTION_GROUPS = { 11: "data (strings, tables)", 1: "types, imports, exports, tables", 2: "types, imports, exports, tables", 3: "types, imports, exports, tables", 4: "types, imports, exports, tables", 5: "types, imports, exports, tables", 6: "types, imports, exports, tables", 7: "types, imports, exports, tables", 8: "types, imports, exports, tables", 9: "types, imports, exports, tables", 12: "types, imports, exports, tables", 13: "types, imports, exports, tables" };
+
+/**
+ * What each group of a named module weighs: its bytes, and what it adds to the
+ * gzipped module (the module's gzip without its custom sections, less the
+ * gzip of the same bytes without that group's function bodies or sections).
+ * Text repeated elsewhere costs little gzipped, so the two orders differ; the
+ * added bytes of all groups sum to less than the whole (what they share).
+ */
+export function gzipShares(bytes, group = groupOf) {
+  const { sections, bodies } = wasmFunctions(bytes);
+  const kept = sections.filter((section) => section.id !== 0);
+  for (const body of bodies) body.group = group(body.name ?? "other (runtime, intrinsics)");
+  // The module's bytes without the parts `left(part)` says to leave out.
+  const without = (left) => {
+    const parts = [];
+    for (const section of kept) {
+      if (left({ section })) continue;
+      let at = section.start;
+      if (section.id === 10) {
+        for (const body of bodies) {
+          if (!left({ body })) continue;
+          parts.push(bytes.subarray(at, body.start));
+          at = body.end;
+        }
+      }
+      parts.push(bytes.subarray(at, section.end));
+    }
+    return Buffer.concat(parts);
+  };
+  const partOf = ({ section, body }) => (body ? body.group : SECTION_GROUPS[section.id]);
+  const raw = new Map();
+  for (const body of bodies) raw.set(body.group, (raw.get(body.group) ?? 0) + body.end - body.start);
+  for (const section of kept) {
+    if (section.id !== 10) raw.set(SECTION_GROUPS[section.id], (raw.get(SECTION_GROUPS[section.id]) ?? 0) + section.end - section.start);
+  }
+  const total = gzipped(without(() => false));
+  const groups = [...raw].map(([name, bytes]) => ({
+    group: name,
+    bytes,
+    gzip: total - gzipped(without((part) => partOf(part) === name)),
+    items: bodies.filter((body) => body.group === name).length,
+  }));
+  return { total, raw: kept.reduce((sum, s) => sum + s.end - s.start, 0), groups: groups.sort((a, b) => b.gzip - a.gzip) };
 }
 
 /**
- * The module's bytes by group, from twiggy on a copy of the module that
- * keeps its names (the cargo output through wasm-bindgen and wasm-opt -g,
- * as build.sh does): `{ available: false, reason }` without the tools.
+ * The module's bytes by group ({@link gzipShares}), from a copy of the module
+ * that keeps its function names (the cargo output through wasm-bindgen and
+ * wasm-opt -Os -g, as build.sh builds it): `{ available: false, reason }`
+ * without the build or the tools.
  */
-export function profile({ wasm = join(process.env.CARGO_TARGET_DIR ? resolve(ROOT, process.env.CARGO_TARGET_DIR) : join(ROOT, "target"), "wasm32-unknown-unknown/release/content_repo.wasm"), top = 12 } = {}) {
-  const twiggy = which("twiggy");
-  if (!twiggy) return { available: false, reason: "twiggy not installed (cargo install twiggy)" };
+export function profile({ wasm = join(process.env.CARGO_TARGET_DIR ? resolve(ROOT, process.env.CARGO_TARGET_DIR) : join(ROOT, "target"), "wasm32-unknown-unknown/release/content_repo.wasm"), top = 20 } = {}) {
   const bindgen = which("wasm-bindgen");
   const wasmOpt = join(ROOT, "node_modules/.bin/wasm-opt");
   if (!existsSync(wasm)) return { available: false, reason: `${relative(ROOT, wasm)} not built` };
@@ -131,26 +265,16 @@ export function profile({ wasm = join(process.env.CARGO_TARGET_DIR ? resolve(ROO
     execFileSync(bindgen, ["--target", "web", "--out-dir", dir, "--remove-producers-section", wasm], { stdio: "ignore" });
     const named = join(dir, "named.wasm");
     const features = ["bulk-memory", "nontrapping-float-to-int", "sign-ext", "mutable-globals", "reference-types", "multivalue"];
-    execFileSync(wasmOpt, ["-Os", "-g", ...features.map((f) => `--enable-${f}`), join(dir, "content_repo_bg.wasm"), "-o", named], { stdio: "ignore" });
-    const csv = execFileSync(twiggy, ["top", "-n", "1000000", "-f", "csv", named], { encoding: "utf8", maxBuffer: 64 << 20 });
-    const groups = new Map();
-    let total = 0;
-    for (const line of csv.split("\n").slice(1)) {
-      // Name,ShallowSize,ShallowSizePercent,RetainedSize,RetainedSizePercent (the name may be quoted)
-      const match = /^("(?:[^"]|"")*"|[^,]*),(\d+),/.exec(line);
-      if (!match) continue;
-      const name = match[1].startsWith('"') ? match[1].slice(1, -1).replace(/""/g, '"') : match[1];
-      if (/"function names" subsection|^"?local names|^name section/.test(name)) continue; // not shipped
-      const bytes = Number(match[2]);
-      const group = groupOf(name);
-      const entry = groups.get(group) || { group, bytes: 0, items: 0 };
-      entry.bytes += bytes;
-      entry.items += 1;
-      groups.set(group, entry);
-      total += bytes;
-    }
-    const sorted = [...groups.values()].sort((a, b) => b.bytes - a.bytes);
-    return { available: true, total, groups: sorted.slice(0, top), rest: sorted.slice(top).reduce((sum, g) => sum + g.bytes, 0) };
+    execFileSync(wasmOpt, ["-O2", "-Os", "-g", ...features.map((f) => `--enable-${f}`), join(dir, "content_repo_bg.wasm"), "-o", named], { stdio: "ignore" });
+    const shares = gzipShares(readFileSync(named));
+    const rest = shares.groups.slice(top);
+    return {
+      available: true,
+      total: shares.raw,
+      gzip: shares.total,
+      groups: shares.groups.slice(0, top),
+      rest: { bytes: rest.reduce((sum, g) => sum + g.bytes, 0), gzip: rest.reduce((sum, g) => sum + g.gzip, 0), groups: rest.length },
+    };
   } catch (error) {
     return { available: false, reason: `profiling failed: ${String(error.message).split("\n")[0]}` };
   } finally {
@@ -178,11 +302,13 @@ export function formatSizes(sizes, prof) {
     lines.push(`  module profile: skipped (${prof.reason})`);
     return lines.join("\n");
   }
-  lines.push(`  module profile by Rust module (twiggy, bytes before gzip; ${prof.total} in all):`);
+  lines.push(`  module profile by group (a copy of the module with its function names, ${prof.total} bytes, ${prof.gzip} gzipped;`);
+  lines.push(`  gzip added: the module's gzip less its gzip without the group, so text repeated elsewhere counts little):`);
+  lines.push(`    ${"bytes".padStart(7)} ${"gzip added".padStart(10)}  group`);
   for (const g of prof.groups) {
-    lines.push(`    ${String(g.bytes).padStart(7)} ${((100 * g.bytes) / prof.total).toFixed(1).padStart(5)}%  ${g.group} (${g.items} items)`);
+    lines.push(`    ${String(g.bytes).padStart(7)} ${String(g.gzip).padStart(10)}  ${g.group}${g.items ? ` (${g.items} functions)` : ""}`);
   }
-  lines.push(`    ${String(prof.rest).padStart(7)} ${((100 * prof.rest) / prof.total).toFixed(1).padStart(5)}%  the rest`);
+  lines.push(`    ${String(prof.rest.bytes).padStart(7)} ${String(prof.rest.gzip).padStart(10)}  the other ${prof.rest.groups} groups`);
   return lines.join("\n");
 }
 

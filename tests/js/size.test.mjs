@@ -7,7 +7,8 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-import { entrySizes, importsOf, moduleGraph } from "../../scripts/size.mjs";
+import { randomBytes } from "node:crypto";
+import { entrySizes, importsOf, moduleGraph, wasmFunctions, gzipShares, groupOf } from "../../scripts/size.mjs";
 
 /**
  * The budget; lower it when the package shrinks, raise it only
@@ -144,4 +145,107 @@ test("one module for both builds", () => {
   const web = readFileSync(join(pkg, "web/content_repo_bg.wasm"));
   const node = readFileSync(join(pkg, "node/content_repo_bg.wasm"));
   assert.ok(web.equals(node), "pkg/node and pkg/web ship the same module");
+});
+
+// The module profile of `npm run bench` (scripts/size.mjs profile): its
+// reading of a module, its groups, and what it says each adds gzipped.
+
+/** A WebAssembly module of these sections (`[id, bytes]`), as bytes. */
+function module(sections) {
+  const parts = [Buffer.from([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0])];
+  for (const [id, bytes] of sections) parts.push(Buffer.from([id]), leb(bytes.length), Buffer.from(bytes));
+  return Buffer.concat(parts);
+}
+function leb(n) {
+  const out = [];
+  do {
+    let byte = n % 128;
+    n = Math.floor(n / 128);
+    if (n > 0) byte |= 128;
+    out.push(byte);
+  } while (n > 0);
+  return Buffer.from(out);
+}
+const text = (s) => Buffer.concat([leb(Buffer.byteLength(s)), Buffer.from(s)]);
+const vec = (items) => Buffer.concat([leb(items.length), ...items]);
+
+/**
+ * One imported function (index 0) and the bodies given (indexes 1, 2, ...),
+ * named in a `name` section, with a table and a memory imported too (their
+ * limits are read past).
+ */
+function moduleWith(bodies, names) {
+  const imports = vec([
+    Buffer.concat([text("env"), text("f"), Buffer.from([0]), leb(0)]),
+    Buffer.concat([text("env"), text("t"), Buffer.from([1, 0x70, 1]), leb(1), leb(300)]),
+    Buffer.concat([text("env"), text("m"), Buffer.from([2, 0]), leb(17)]),
+  ]);
+  const code = vec(bodies.map((body) => Buffer.concat([leb(body.length), body])));
+  const nameMap = vec(names.map((name, i) => Buffer.concat([leb(i + 1), text(name)])));
+  const nameSection = Buffer.concat([text("name"), Buffer.from([1]), leb(nameMap.length), nameMap]);
+  return module([
+    [1, Buffer.from([1, 0x60, 0, 0])],
+    [2, imports],
+    [3, vec(bodies.map(() => leb(0)))],
+    [10, code],
+    [11, Buffer.from("some data of the module")],
+    [0, nameSection],
+  ]);
+}
+
+test("the module profile reads a module's function bodies and their names", () => {
+  const bodies = [Buffer.from([0, 0x0b]), Buffer.alloc(200, 1), Buffer.from([0, 0x01, 0x0b])];
+  const bytes = moduleWith(bodies, ["content_repo::a::f", "core::fmt::write", "client_new externref shim"]);
+  const { sections, bodies: read } = wasmFunctions(bytes);
+  assert.deepEqual(sections.map((s) => s.id), [1, 2, 3, 10, 11, 0]);
+  assert.deepEqual(read.map((b) => [b.index, b.name, b.end - b.start]), [
+    [1, "content_repo::a::f", 2],
+    [2, "core::fmt::write", 200],
+    [3, "client_new externref shim", 3],
+  ]);
+  for (const [i, body] of read.entries()) assert.deepEqual(bytes.subarray(body.start, body.end), bodies[i]);
+  assert.throws(() => wasmFunctions(Buffer.from("not a module")), /not a WebAssembly module/);
+});
+
+test("the module profile groups functions by Rust module, crate or exported class", () => {
+  const cases = [
+    ["content_repo::store::DocumentStore::answer::h3c793b4c90a6c12f", "content_repo::store"],
+    ["<content_repo::cache::refresh::Refresh as content_repo::client::pager::Paging>::receive::h16dcca57d41c9f09", "content_repo::cache"],
+    ["<dlmalloc[e24a27700634d609]::dlmalloc::Dlmalloc<dlmalloc::sys::System>>::malloc", "dlmalloc"],
+    ["<T as alloc::string::ToString>::to_string::hf484ede0f8a8f9ca", "alloc"],
+    ["core::ptr::drop_in_place<content_repo::cache::Cache>::hb108f9945fe40f29", "core::ptr::drop_in_place (drop glue)"],
+    ["_task_loaded externref shim", "exports: a client call's steps (_Task) (with what they inlined)"],
+    ["client_new externref shim multivalue shim", "exports: Client (with what they inlined)"],
+    ["clientcache_size", "exports: ClientCache (with what they inlined)"],
+    ["applyQuery externref shim multivalue shim", "exports: the local functions (with what they inlined)"],
+    ["__wbg_query_free", "exports: the classes' free() (with what they inlined)"],
+    ["__multi3", "other (runtime, intrinsics)"],
+  ];
+  for (const [name, group] of cases) assert.equal(groupOf(name), group, name);
+});
+
+test("the module profile weighs each group, and what it adds gzipped", () => {
+  // Two functions of random bytes (which gzip cannot shrink), one of them
+  // twice (the second copy costs little gzipped), and a small one.
+  const noise = randomBytes(3000);
+  const bodies = [noise, randomBytes(2000), Buffer.from(noise), Buffer.from([0, 0x0b])];
+  const bytes = moduleWith(bodies, ["content_repo::noise::f", "content_repo::other::g", "content_repo::copy::h", "content_repo::small::k"]);
+  const shares = gzipShares(bytes);
+  const by = Object.fromEntries(shares.groups.map((g) => [g.group, g]));
+  assert.equal(by["content_repo::noise"].bytes, 3000);
+  assert.equal(by["content_repo::copy"].bytes, 3000);
+  assert.equal(by["content_repo::other"].bytes, 2000);
+  assert.equal(by["data (strings, tables)"].bytes, "some data of the module".length);
+  // Every function body and every section but the code and custom ones is in a group.
+  const read = wasmFunctions(bytes);
+  const sections = read.sections.filter((s) => s.id !== 0 && s.id !== 10).reduce((sum, s) => sum + s.end - s.start, 0);
+  const code = read.bodies.reduce((sum, b) => sum + b.end - b.start, 0);
+  assert.equal(shares.groups.reduce((sum, g) => sum + g.bytes, 0), sections + code);
+  assert.equal(shares.raw, read.sections.filter((s) => s.id !== 0).reduce((sum, s) => sum + s.end - s.start, 0));
+  // Incompressible bytes count whole; a copy of them hardly at all.
+  assert.ok(Math.abs(by["content_repo::other"].gzip - 2000) < 60, `random bytes: ${by["content_repo::other"].gzip}`);
+  assert.ok(by["content_repo::copy"].gzip < 200, `a copy: ${by["content_repo::copy"].gzip}`);
+  assert.ok(by["content_repo::small"].gzip < 20, `two bytes: ${by["content_repo::small"].gzip}`);
+  // Sorted by what they add gzipped.
+  assert.deepEqual(shares.groups.map((g) => g.gzip), [...shares.groups.map((g) => g.gzip)].sort((a, b) => b - a));
 });
