@@ -209,8 +209,9 @@ const SECTION_GROUPS = { 11: "data (strings, tables)", 1: "types, imports, expor
  * What each group of a named module weighs: its bytes, and what it adds to the
  * gzipped module (the module's gzip without its custom sections, less the
  * gzip of the same bytes without that group's function bodies or sections).
- * Text repeated elsewhere costs little gzipped, so the two orders differ; the
- * added bytes of all groups sum to less than the whole (what they share).
+ * Text repeated elsewhere costs little gzipped, so the two orders differ. The
+ * figures do not add up: removing a group changes how the rest compresses,
+ * so their sum can be above or below the whole.
  */
 export function gzipShares(bytes, group = groupOf) {
   const { sections, bodies } = wasmFunctions(bytes);
@@ -252,8 +253,9 @@ export function gzipShares(bytes, group = groupOf) {
 /**
  * The module's bytes by group ({@link gzipShares}), from a copy of the module
  * that keeps its function names (the cargo output through wasm-bindgen and
- * wasm-opt -Os -g, as build.sh builds it): `{ available: false, reason }`
- * without the build or the tools.
+ * wasm-opt -O2 -Os -g: build.sh's passes but --converge and the short export
+ * names, so a few hundred bytes larger than the shipped module): `{
+ * available: false, reason }` without the build or the tools.
  */
 export function profile({ wasm = join(process.env.CARGO_TARGET_DIR ? resolve(ROOT, process.env.CARGO_TARGET_DIR) : join(ROOT, "target"), "wasm32-unknown-unknown/release/content_repo.wasm"), top = 20 } = {}) {
   const bindgen = which("wasm-bindgen");
