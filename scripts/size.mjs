@@ -100,10 +100,10 @@ function which(name) {
 }
 
 /**
- * The group of a function of the module, by its name: a Rust path's crate and
- * first module (`content_repo::store`, `core::fmt`, `hashbrown::raw`); an
- * export (wasm-bindgen's shims, with what they inlined) by the JavaScript
- * class or function it serves.
+ * The group of a function of the module, by its name: the SDK's by module
+ * (`content_repo::store`), any other crate's whole (`core`, `hashbrown`), the
+ * drop glue apart; an export (wasm-bindgen's shims, with what they inlined)
+ * by the JavaScript class or function it serves.
  */
 export function groupOf(name) {
   const exported = /^([A-Za-z_]+?)(?: .* shim|$)/.exec(name);
@@ -117,8 +117,11 @@ export function groupOf(name) {
   // module, any other crate whole.
   const path = name.replace(/\[[0-9a-f]+\]/g, "");
   const match = /\b(content_repo::\w+|[a-z_][a-z0-9_]*)::/.exec(path);
-  return match ? match[1] : "other (runtime, intrinsics)";
+  return match ? match[1] : OTHER;
 }
+
+/** The group of a function no crate names (the runtime's, intrinsics, an unnamed one). */
+const OTHER = "other (runtime, intrinsics)";
 
 /** Who an export's prefix belongs to (wasm-bindgen names methods `<class>_<method>`). */
 const EXPORT_OWNERS = {
@@ -202,8 +205,8 @@ export function wasmFunctions(bytes) {
   return { sections, bodies };
 }
 
-/** The section ids of what is not code: their group in the profile. */
-const SECTION_GROUPS = { 11: "data (strings, tables)", 1: "types, imports, exports, tables", 2: "types, imports, exports, tables", 3: "types, imports, exports, tables", 4: "types, imports, exports, tables", 5: "types, imports, exports, tables", 6: "types, imports, exports, tables", 7: "types, imports, exports, tables", 8: "types, imports, exports, tables", 9: "types, imports, exports, tables", 12: "types, imports, exports, tables", 13: "types, imports, exports, tables" };
+/** The group of a section other than the code (whose bodies are grouped by name). */
+const sectionGroup = (id) => (id === 11 ? "data (strings, tables)" : "types, imports, exports, tables");
 
 /**
  * What each group of a named module weighs: its bytes, and what it adds to the
@@ -216,7 +219,7 @@ const SECTION_GROUPS = { 11: "data (strings, tables)", 1: "types, imports, expor
 export function gzipShares(bytes, group = groupOf) {
   const { sections, bodies } = wasmFunctions(bytes);
   const kept = sections.filter((section) => section.id !== 0);
-  for (const body of bodies) body.group = group(body.name ?? "other (runtime, intrinsics)");
+  for (const body of bodies) body.group = group(body.name ?? OTHER);
   // The module's bytes without the parts `left(part)` says to leave out.
   const without = (left) => {
     const parts = [];
@@ -234,18 +237,23 @@ export function gzipShares(bytes, group = groupOf) {
     }
     return Buffer.concat(parts);
   };
-  const partOf = ({ section, body }) => (body ? body.group : SECTION_GROUPS[section.id]);
-  const raw = new Map();
-  for (const body of bodies) raw.set(body.group, (raw.get(body.group) ?? 0) + body.end - body.start);
-  for (const section of kept) {
-    if (section.id !== 10) raw.set(SECTION_GROUPS[section.id], (raw.get(SECTION_GROUPS[section.id]) ?? 0) + section.end - section.start);
+  const partOf = ({ section, body }) => (body ? body.group : sectionGroup(section.id));
+  // Each group's bytes and functions: the bodies, and the sections but the code.
+  const parts = [...bodies.map((body) => ({ body })), ...kept.filter((s) => s.id !== 10).map((section) => ({ section }))];
+  const weighed = new Map();
+  for (const part of parts) {
+    const { section, body } = part;
+    const entry = weighed.get(partOf(part)) ?? { bytes: 0, items: 0 };
+    entry.bytes += body ? body.end - body.start : section.end - section.start;
+    entry.items += body ? 1 : 0;
+    weighed.set(partOf(part), entry);
   }
   const total = gzipped(without(() => false));
-  const groups = [...raw].map(([name, bytes]) => ({
+  const groups = [...weighed].map(([name, { bytes, items }]) => ({
     group: name,
     bytes,
     gzip: total - gzipped(without((part) => partOf(part) === name)),
-    items: bodies.filter((body) => body.group === name).length,
+    items,
   }));
   return { total, raw: kept.reduce((sum, s) => sum + s.end - s.start, 0), groups: groups.sort((a, b) => b.gzip - a.gzip) };
 }
